@@ -1,0 +1,63 @@
+"""The source excerpt of a record: language, the window shown, real line numbers, the mark."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+
+from .records import Record
+from .schema import MAX_EXCERPT_LINES
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """What the page shows of ``sourceCode``."""
+
+    code: str
+    """The lines shown, joined with newlines."""
+    language: str
+    """Pygments lexer alias chosen from the file name, ``text`` when unknown."""
+    first_line: int
+    """Real line number of the first shown line."""
+    marked: int | None
+    """1-based position of the raising line within the shown lines, if it is shown."""
+    cut: bool
+    """True when the excerpt was longer than the page shows."""
+
+
+def excerpt_of(record: Record) -> Excerpt | None:
+    """The excerpt to show, bounded to :data:`MAX_EXCERPT_LINES` around the raising line."""
+    if not record.source_code:
+        return None
+    lines = record.source_code.split("\n")
+    start = record.source_code_start if record.source_code_start is not None else 1
+    target = record.line_number
+    inside = target is not None and start <= target < start + len(lines)
+    offset = _window(len(lines), target - start if inside else 0)  # type: ignore[operator]
+    shown = lines[offset : offset + MAX_EXCERPT_LINES]
+    marked = target - start - offset + 1 if inside else None  # type: ignore[operator]
+    language = language_for(record.file_path or "")
+    return Excerpt("\n".join(shown), language, start + offset, marked, len(lines) > len(shown))
+
+
+def _window(total: int, centre: int) -> int:
+    """First index of a ``MAX_EXCERPT_LINES`` window around ``centre``."""
+    if total <= MAX_EXCERPT_LINES:
+        return 0
+    return max(0, min(centre - MAX_EXCERPT_LINES // 2, total - MAX_EXCERPT_LINES))
+
+
+@lru_cache(maxsize=1024)
+def language_for(file_path: str) -> str:
+    """Pygments alias for a file name (by its ending), or ``text``."""
+    name = PurePosixPath(file_path).name
+    if not name:
+        return "text"
+    try:
+        return get_lexer_for_filename(name).aliases[0]
+    except ClassNotFound:
+        return "text"

@@ -1,0 +1,147 @@
+"""Stage 3, model: place every record at a stable URL and group records by tag, category and
+repository. Everything here is light (no record text), so it stays small at any scale."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+from markupsafe import Markup
+
+from .paths import disambiguate, segment
+from .records import Record
+
+
+class GroupKind(Enum):
+    """What an index page groups by; the value is its folder in the generated tree."""
+
+    TAG = "tags"
+    CATEGORY = "categories"
+    REPO = "repos"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What an index page shows of a record."""
+
+    record_id: str
+    """The record's id."""
+    path: str
+    """The record page, relative to the generated subtree, e.g. ``o/r/slug.md``."""
+    message: str
+    """The error message template."""
+    repo: str
+    """``owner/name`` as written in the record."""
+
+    @property
+    def sort_key(self) -> tuple[str, str, str]:
+        return (self.message.casefold(), self.repo.casefold(), self.path)
+
+
+@dataclass(frozen=True)
+class Group:
+    """The records sharing one tag, category or repository."""
+
+    kind: GroupKind
+    """What it groups by."""
+    key: str
+    """Normalised value (case-folded, blanks collapsed) that records are grouped on."""
+    label: str
+    """The value as written most often in the data."""
+    path: str
+    """Its index page, relative to the generated subtree."""
+    entries: tuple[Entry, ...]
+    """Its records, sorted by message, repository and path."""
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Where every page goes and what every index page lists."""
+
+    entries: dict[str, Entry]
+    """Record id to its entry."""
+    groups: dict[GroupKind, dict[str, Group]]
+    """Kind, then group key, to group."""
+
+    def group_of(self, kind: GroupKind, value: str) -> Group:
+        """The group a raw tag / category / repository value belongs to."""
+        return self.groups[kind][group_key(kind, value)]
+
+    @property
+    def repo_count(self) -> int:
+        return len(self.groups[GroupKind.REPO])
+
+
+def group_key(kind: GroupKind, value: str) -> str:
+    """Tags and categories group case- and blank-insensitively; repositories by name."""
+    return " ".join(value.split()).casefold()
+
+
+def build_catalog(records: Iterable[Record]) -> Catalog:
+    """Assign paths and collect groups. Deterministic for the same set of records."""
+    records = sorted(records, key=lambda r: (r.repo.casefold(), r.analyzed_at or "", r.id))
+    repo_dirs = _repo_dirs(r.repo for r in records)
+    entries: dict[str, Entry] = {}
+    taken: dict[str, set[str]] = defaultdict(set)
+    # Oldest analysis first: a record added later never takes an existing record's URL.
+    for record in records:
+        repo_dir = repo_dirs[group_key(GroupKind.REPO, record.repo)]
+        name = disambiguate(segment(record.slug), taken[repo_dir], segment(record.id)[:8])
+        path = f"{repo_dir}/{name}.md"
+        entries[record.id] = Entry(record.id, path, record.error_message, record.repo)
+    groups = {kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind}
+    return Catalog(entries, groups)
+
+
+def _repo_dirs(repos: Iterable[str]) -> dict[str, str]:
+    """``owner/name`` folder per repository key, distinct even for hostile names."""
+    taken: set[str] = set()
+    dirs: dict[str, str] = {}
+    for key in sorted({group_key(GroupKind.REPO, r) for r in repos}):
+        owner, name = key.split("/", 1)
+        wanted = f"{segment(owner)}/{segment(name, reserved=frozenset({'index'}))}"
+        dirs[key] = disambiguate(wanted, taken, segment(key))
+    return dirs
+
+
+def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
+            repo_dirs: dict[str, str]) -> dict[str, Group]:
+    members: dict[str, list[Entry]] = defaultdict(list)
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        for value in _values(kind, record):
+            key = group_key(kind, value)
+            if not key:
+                continue  # a blank tag groups nothing
+            members[key].append(entries[record.id])
+            spellings[key][" ".join(value.split())] += 1
+    taken: set[str] = set()
+    groups = {}
+    for key in sorted(members):
+        if kind is GroupKind.REPO:
+            path = f"{repo_dirs[key]}/index.md"
+        else:
+            path = f"{kind.value}/{disambiguate(segment(key), taken, segment(key + '#'))}.md"
+        label = min(spellings[key].items(), key=lambda item: (-item[1], item[0]))[0]
+        ordered = tuple(sorted(set(members[key]), key=lambda e: e.sort_key))
+        groups[key] = Group(kind, key, label, path, ordered)
+    return groups
+
+
+def _values(kind: GroupKind, record: Record) -> tuple[str, ...]:
+    if kind is GroupKind.TAG:
+        return record.tags
+    if kind is GroupKind.CATEGORY:
+        return (record.background_tag,) if record.background_tag else ()
+    return (record.repo,)
+
+
+def relative_link(source: str, target: str) -> Markup:
+    """Relative Markdown link from one page to another (both relative to the same root).
+
+    Paths are built from safe segments only (:mod:`errdocs.paths`), so the link is safe as is.
+    """
+    return Markup(posixpath.relpath(target, posixpath.dirname(source) or "."))

@@ -1,0 +1,51 @@
+"""Safe, stable path segments for URLs and files, whatever the record text holds."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterator
+
+_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+_MAX_LEN = 80
+RESERVED = frozenset({"index", "tags", "categories", "repos", "assets", "search",
+                      "stylesheets", "javascripts", "404", "sitemap.xml"})
+"""Names the site itself uses next to record folders; a segment never takes one of them."""
+
+
+def short_hash(value: str, length: int = 6) -> str:
+    """A short, stable hex digest of ``value``."""
+    return hashlib.sha1(value.encode("utf-8", "surrogatepass")).hexdigest()[:length]
+
+
+def segment(value: str, *, reserved: frozenset[str] = RESERVED) -> str:
+    """One path segment from arbitrary text: lowercase ASCII ``[a-z0-9._-]``.
+
+    When the text had to change beyond lowercasing (``../``, slashes, Unicode, ``?#%``), a
+    hash of the original is appended so two different texts never share a segment.
+    """
+    ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    cleaned = _UNSAFE.sub("-", ascii_text.lower())
+    cleaned = re.sub(r"-{2,}", "-", cleaned).strip("-.")[:_MAX_LEN].strip("-.")
+    if cleaned and cleaned == value.lower() and cleaned not in reserved:
+        return cleaned
+    return f"{cleaned or 'x'}-{short_hash(value)}"
+
+
+def disambiguate(wanted: str, taken: set[str], suffix: str) -> str:
+    """``wanted`` if free, else ``wanted-suffix``, else numbered; records the result in taken."""
+    for candidate in _candidates(wanted, suffix):
+        if candidate not in taken:
+            taken.add(candidate)
+            return candidate
+    raise AssertionError("unreachable: _candidates is infinite")
+
+
+def _candidates(wanted: str, suffix: str) -> Iterator[str]:
+    yield wanted
+    yield f"{wanted}-{suffix}"
+    number = 2
+    while True:
+        yield f"{wanted}-{suffix}-{number}"
+        number += 1

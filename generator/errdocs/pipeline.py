@@ -1,0 +1,63 @@
+"""The whole flow as plain functions: load → validate → model → render → write.
+
+The CLI is a thin shell over these; tests call them directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .load import load
+from .model import Catalog, build_catalog
+from .problems import Problem, Severity
+from .records import Record
+from .render import Page, render_all
+from .validate import Validator
+from .write import WriteReport, write_pages
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The good records of an input, and everything wrong with it."""
+
+    records: list[Record]
+    """Valid records, in input order (duplicates merged)."""
+    problems: list[Problem]
+    """Errors and warnings, in input order."""
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+
+@dataclass(frozen=True)
+class Generated:
+    """The result of writing the Markdown tree."""
+
+    checked: Checked
+    """What was read."""
+    catalog: Catalog
+    """Where everything went."""
+    report: WriteReport
+    """What changed on disk."""
+
+
+def check(paths: Iterable[Path]) -> Checked:
+    """Load and validate every record of ``paths``."""
+    validator = Validator()
+    records = list(validator.validate_all(load(paths)))
+    return Checked(records, validator.problems)
+
+
+def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
+    """Model and render: every page of the generated subtree."""
+    catalog = build_catalog(records)
+    return catalog, render_all(records, catalog)
+
+
+def generate(checked: Checked, out_dir: Path) -> Generated:
+    """Write the generated subtree for already checked records."""
+    catalog, pages = pages_for(checked.records)
+    return Generated(checked, catalog, write_pages(out_dir, pages))

@@ -1,0 +1,164 @@
+"""Stage 4, render: Markdown for record pages and index pages, from Jinja templates.
+
+Templates are safe by default: every plain string printed with ``{{ }}`` is escaped by
+:func:`_finalize`; only values the filters below produce (``Markup``) are printed as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import yaml
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from . import escape
+from .excerpt import excerpt_of, language_for
+from .model import Catalog, Entry, Group, GroupKind, relative_link
+from .records import Record
+from .schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS
+
+GITHUB = "github.com"
+
+
+@dataclass(frozen=True)
+class Page:
+    """A generated Markdown file."""
+
+    path: str
+    """Relative to the generated subtree, POSIX separators."""
+    content: str
+    """The Markdown text."""
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, Markup) or value is None:
+        return value if value is not None else ""
+    if isinstance(value, str):
+        return escape.text(value)
+    return value
+
+
+@cache
+def environment() -> Environment:
+    """The Jinja environment for Markdown templates (one per process)."""
+    env = Environment(
+        loader=PackageLoader("errdocs", "templates"),
+        finalize=_finalize,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # Markdown, not HTML: _finalize does the escaping
+    )
+    env.filters.update(
+        prose=lambda v: escape.prose(_cut(v)),
+        inline=lambda v: escape.inline(_cut(v)),
+        code_span=escape.code_span,
+        fenced=_fenced,
+        front_matter=_front_matter,
+    )
+    return env
+
+
+def render_record(record: Record, catalog: Catalog) -> Page:
+    """The page of one record."""
+    entry = catalog.entries[record.id]
+    context = {
+        "r": record,
+        "excerpt": excerpt_of(record),
+        "language": language_for(record.file_path or ""),
+        "source_url": _markup(escape.safe_url(record.github_url, host=GITHUB)),
+        "solutions": record.solutions[:MAX_LIST_ITEMS],
+        "tips": record.prevention_tips[:MAX_LIST_ITEMS],
+        "more_solutions": max(0, len(record.solutions) - MAX_LIST_ITEMS),
+        "more_tips": max(0, len(record.prevention_tips) - MAX_LIST_ITEMS),
+        "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in _unique(record.tags)]),
+        "category": _category_link(record, entry, catalog),
+        "repo_link": relative_link(entry.path, catalog.group_of(GroupKind.REPO, record.repo).path),
+        "handling": [(label, code) for label, code in (
+            ("Validation", record.validation_code), ("Type guard", record.type_guard),
+            ("Try / catch", record.try_catch_pattern)) if code],
+    }
+    return Page(entry.path, environment().get_template("record.md.j2").render(context))
+
+
+def render_group(group: Group) -> Page:
+    """The index page of one tag, category or repository."""
+    template = environment().get_template(f"{group.kind.value}.md.j2")
+    rows = [(e, relative_link(group.path, e.path)) for e in group.entries]
+    return Page(group.path, template.render(group=group, rows=rows))
+
+
+def render_group_list(kind: GroupKind, catalog: Catalog) -> Page:
+    """The page listing every tag, category or repository."""
+    path = f"{kind.value}/index.md"
+    groups = sorted(catalog.groups[kind].values(), key=lambda g: (-len(g.entries), g.key))
+    rows = [(g, relative_link(path, g.path)) for g in groups]
+    template = environment().get_template("group_list.md.j2")
+    return Page(path, template.render(kind=kind.value, rows=rows))
+
+
+def render_home(catalog: Catalog) -> Page:
+    """The catalogue's front page, with counts."""
+    counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
+    categories = sorted(catalog.groups[GroupKind.CATEGORY].values(), key=lambda g: g.key)
+    template = environment().get_template("home.md.j2")
+    return Page("index.md", template.render(
+        records=len(catalog.entries), counts=counts,
+        categories=[(g, g.path) for g in categories]))
+
+
+def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
+    """Every page of the generated subtree."""
+    pages = [render_record(r, catalog) for r in records]
+    for kind in GroupKind:
+        pages.extend(render_group(g) for g in catalog.groups[kind].values())
+        if kind is not GroupKind.REPO or catalog.groups[kind]:
+            pages.append(render_group_list(kind, catalog))
+    pages.append(render_home(catalog))
+    return pages
+
+
+def _markup(url: str | None) -> Markup | None:
+    """A URL that :func:`escape.safe_url` accepted and percent-encoded."""
+    return None if url is None else Markup(url)
+
+
+def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:
+    return [(g.label, relative_link(entry.path, g.path)) for g in groups]
+
+
+def _category_link(record: Record, entry: Entry, catalog: Catalog) -> tuple[str, str] | None:
+    if not record.background_tag or not record.background_tag.strip():
+        return None
+    return _links(entry, [catalog.group_of(GroupKind.CATEGORY, record.background_tag)])[0]
+
+
+def _unique(values: tuple[str, ...]) -> list[str]:
+    """Tags in order, dropping blanks and repeats of the same normalised tag."""
+    seen: dict[str, str] = {}
+    for value in values:
+        key = " ".join(value.split()).casefold()
+        if key and key not in seen:
+            seen[key] = value
+    return list(seen.values())
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= MAX_TEXT_CHARS else value[:MAX_TEXT_CHARS] + " …"
+
+
+def _fenced(code: str, language: str, options: str = "") -> Markup:
+    """A fenced code block that nothing inside ``code`` can end early."""
+    code = _cut(code)
+    fence = escape.fence_for(code)
+    info = f"{language} {options}".strip()
+    return Markup(f"{fence} {info}\n{code}\n{fence}")
+
+
+def _front_matter(data: dict[str, object]) -> Markup:
+    """YAML front matter written by a YAML dumper, never by string formatting."""
+    body = yaml.safe_dump(data, allow_unicode=True, sort_keys=True, width=1000)
+    return Markup(f"---\n{body}---")

@@ -1,0 +1,78 @@
+"""The record schema: which JSON fields exist, their types, and how they map onto ``Record``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+KNOWN_SCHEMA_VERSIONS = frozenset({1, 2})
+"""Schema versions whose fields errdocs knows; others render what is known, with a warning."""
+
+
+class Kind(Enum):
+    """The JSON type a field must have."""
+
+    TEXT = "a string"
+    INT = "an integer"
+    TEXT_LIST = "a list of strings"
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record."""
+
+    name: str
+    """Name in the JSON data (camelCase)."""
+    attr: str
+    """Attribute of :class:`errdocs.records.Record` (snake_case)."""
+    kind: Kind
+    """Expected JSON type."""
+    required: bool = False
+    """Required fields must be present, non-null and (for text) non-empty."""
+    example: str = ""
+    """A valid value, shown in error messages."""
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("id", "id", Kind.TEXT, True, '"2f61984c034089bc"'),
+    Field("repo", "repo", Kind.TEXT, True, '"sgl-project/sglang"'),
+    Field("slug", "slug", Kind.TEXT, True, '"unknown-mlx-async-mode"'),
+    Field("errorMessage", "error_message", Kind.TEXT, True, '"Unknown mode: {mode}"'),
+    Field("messagePattern", "message_pattern", Kind.TEXT, example='"Unknown mode: (.+?)"'),
+    Field("errorType", "error_type", Kind.TEXT, example='"validation"'),
+    Field("errorClass", "error_class", Kind.TEXT, example='"ValueError"'),
+    Field("errorCode", "error_code", Kind.TEXT, example='"E0423"'),
+    Field("httpStatus", "http_status", Kind.INT, example="404"),
+    Field("severity", "severity", Kind.TEXT, example='"error"'),
+    Field("filePath", "file_path", Kind.TEXT, example='"src/app/main.py"'),
+    Field("lineNumber", "line_number", Kind.INT, example="658"),
+    Field("sourceCode", "source_code", Kind.TEXT, example='"def f():\\n    raise ..."'),
+    Field("sourceCodeStart", "source_code_start", Kind.INT, example="640"),
+    Field("sourceCodeEnd", "source_code_end", Kind.INT, example="671"),
+    Field("githubUrl", "github_url", Kind.TEXT,
+          example='"https://github.com/o/r/blob/<sha>/f.py#L1-L9"'),
+    Field("documentation", "documentation", Kind.TEXT, example='"What the error means."'),
+    Field("triggerScenarios", "trigger_scenarios", Kind.TEXT, example='"When ..."'),
+    Field("commonSituations", "common_situations", Kind.TEXT, example='"Often ..."'),
+    Field("solutions", "solutions", Kind.TEXT_LIST, example='["Do this", "Or that"]'),
+    Field("exampleFix", "example_fix", Kind.TEXT, example='"x = fixed()"'),
+    Field("handlingStrategy", "handling_strategy", Kind.TEXT, example='"type-guard"'),
+    Field("validationCode", "validation_code", Kind.TEXT, example='"assert ok"'),
+    Field("typeGuard", "type_guard", Kind.TEXT, example='"def is_ok(x): ..."'),
+    Field("tryCatchPattern", "try_catch_pattern", Kind.TEXT, example='"try: ..."'),
+    Field("preventionTips", "prevention_tips", Kind.TEXT_LIST, example='["Check inputs"]'),
+    Field("tags", "tags", Kind.TEXT_LIST, example='["config", "io"]'),
+    Field("backgroundTag", "background_tag", Kind.TEXT, example='"invalid-input"'),
+    Field("analyzedSha", "analyzed_sha", Kind.TEXT, example='"0132848349585cfe6aae51c4941c..."'),
+    Field("analyzedAt", "analyzed_at", Kind.TEXT, example='"2026-08-28T05:10:05.995Z"'),
+    Field("schemaVersion", "schema_version", Kind.INT, example="2"),
+)
+
+FIELDS_BY_NAME = {f.name: f for f in FIELDS}
+
+MAX_EXCERPT_LINES = 200
+"""Longer excerpts are cut to this many lines around the raising line."""
+MAX_LIST_ITEMS = 100
+"""Longer solution / prevention-tip lists are cut to this many items."""
+MAX_TEXT_CHARS = 20_000
+"""Longer prose or code fields are cut to this many characters."""

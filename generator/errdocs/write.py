@@ -1,0 +1,113 @@
+"""Stage 5, write: put generated pages on disk, touching only what changed.
+
+A manifest lists the files errdocs wrote last time, so stale pages are removed while any
+file errdocs did not write (a hand-written page) is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .render import Page
+
+MANIFEST = ".errdocs-manifest.json"
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """What a write changed."""
+
+    written: int
+    """Files created or whose content changed."""
+    unchanged: int
+    """Files left as they were (same content)."""
+    removed: int
+    """Stale files from an earlier run, deleted."""
+
+
+def write_pages(out_dir: Path, pages: Iterable[Page]) -> WriteReport:
+    """Write ``pages`` below ``out_dir``; remove pages an earlier run wrote that are gone now."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    previous = read_manifest(out_dir)
+    current: list[str] = []
+    written = unchanged = 0
+    for page in pages:
+        target = _inside(out_dir, page.path)
+        current.append(page.path)
+        if _write_if_changed(target, page.content.encode("utf-8")):
+            written += 1
+        else:
+            unchanged += 1
+    removed = _remove_stale(out_dir, previous - set(current))
+    _write_manifest(out_dir, current)
+    return WriteReport(written, unchanged, removed)
+
+
+def read_manifest(out_dir: Path) -> set[str]:
+    """Paths written by the previous run (empty when there was none)."""
+    try:
+        return set(json.loads((out_dir / MANIFEST).read_text("utf-8"))["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def _inside(out_dir: Path, relative: str) -> Path:
+    """The file for ``relative``, refusing anything that could land outside ``out_dir``."""
+    parts = PurePosixPath(relative).parts
+    if not parts or PurePosixPath(relative).is_absolute() or any(
+        p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts
+    ):
+        raise ValueError(f"refusing to write outside the generated tree: {relative!r}")
+    return out_dir.joinpath(*parts)
+
+
+def _write_if_changed(target: Path, data: bytes) -> bool:
+    try:
+        if target.read_bytes() == data:
+            return False
+    except OSError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(target, data)
+    return True
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    """Write via a temporary file and rename, so a reader never sees half a page."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _remove_stale(out_dir: Path, stale: set[str]) -> int:
+    removed = 0
+    for relative in sorted(stale):
+        try:
+            target = _inside(out_dir, relative)
+        except ValueError:
+            continue  # a tampered manifest entry: never delete outside the tree
+        if target.is_file():
+            target.unlink()
+            removed += 1
+            _prune_empty_dirs(target.parent, out_dir)
+    return removed
+
+
+def _prune_empty_dirs(directory: Path, stop: Path) -> None:
+    while directory != stop and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent
+
+
+def _write_manifest(out_dir: Path, files: list[str]) -> None:
+    body = json.dumps({"files": sorted(files)}, indent=0)
+    _atomic_write(out_dir / MANIFEST, body.encode("utf-8"))

@@ -1,0 +1,29 @@
+"""Shared fixtures: the repository root, the sample dataset and the seed record."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample.jsonl"
+SEED = ROOT.parent / "shared" / "seed-record.json"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A throw-away copy of the project's MkDocs side: mkdocs.yml, docs/ and overrides/."""
+    for name in ("mkdocs.yml",):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for name in ("docs", "overrides"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("errors"))
+    return tmp_path
+
+
+@pytest.fixture
+def seed_record() -> dict:
+    """The seed record (bare, without its envelope), read from the sample dataset's first line."""
+    return json.loads(SAMPLE.read_text("utf-8").splitlines()[0])["record"]

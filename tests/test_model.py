@@ -1,0 +1,63 @@
+"""URLs are stable, distinct and safe; groups are normalised and sorted."""
+
+from __future__ import annotations
+
+from errdocs.model import GroupKind, build_catalog, relative_link
+from errdocs.paths import segment
+
+from .helpers import record
+
+
+def test_slug_collision_newest_analysis_gets_the_suffix() -> None:
+    old = record("aaaa1111", slug="boom", analyzed_at="2026-01-01")
+    new = record("0000ffff", slug="boom", analyzed_at="2026-06-01")
+    catalog = build_catalog([new, old])
+    assert catalog.entries["aaaa1111"].path == "o/r/boom.md"
+    assert catalog.entries["0000ffff"].path == "o/r/boom-0000ffff.md"
+
+
+def test_adding_records_never_moves_an_existing_page() -> None:
+    before = build_catalog([record("a1", slug="x", analyzed_at="2026-01-01")])
+    after = build_catalog([record("a1", slug="x", analyzed_at="2026-01-01"),
+                           record("b2", slug="x", analyzed_at="2026-02-01"),
+                           record("c3", slug="y", repo="p/q")])
+    assert after.entries["a1"].path == before.entries["a1"].path
+
+
+def test_hostile_names_become_safe_distinct_segments() -> None:
+    hostile = ["../../etc", "a/b", "a\\\\b", "?#%", "", "ünï", "index", "tags", ".."]
+    segments = [segment(v) for v in hostile]
+    assert len(set(segments)) == len(segments)
+    for seg in segments:
+        assert seg and "/" not in seg and "\\\\" not in seg and seg not in (".", "..")
+        assert set(seg) <= set("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def test_hostile_repo_and_slug_stay_inside_their_folders() -> None:
+    catalog = build_catalog([record("a1", repo="../x", slug="../../etc/passwd"),
+                             record("b2", repo="tags/index", slug="index")])
+    paths = {e.path for e in catalog.entries.values()}
+    assert all(".." not in p.split("/") for p in paths)
+    assert catalog.entries["b2"].path.split("/")[0] != "tags"
+    assert not catalog.entries["b2"].path.endswith("/index.md")
+
+
+def test_tags_group_case_and_blank_insensitively_showing_the_commonest_spelling() -> None:
+    catalog = build_catalog([record("a1", tags=("Config",)), record("b2", tags=(" config ",)),
+                             record("c3", tags=("config",)), record("d4", tags=("config",))])
+    [group] = catalog.groups[GroupKind.TAG].values()
+    assert (group.key, group.label, group.path) == ("config", "config", "tags/config.md")
+    assert [e.record_id for e in group.entries] == ["a1", "b2", "c3", "d4"]
+
+
+def test_groups_whose_names_clean_up_alike_stay_distinct() -> None:
+    catalog = build_catalog([record("a1", tags=("c++",)), record("b2", tags=("c",)),
+                             record("c3", tags=("c--",))])
+    paths = [g.path for g in catalog.groups[GroupKind.TAG].values()]
+    assert len(set(paths)) == 3
+
+
+def test_relative_link() -> None:
+    assert relative_link("o/r/s.md", "tags/t.md") == "../../tags/t.md"
+    assert relative_link("tags/t.md", "o/r/s.md") == "../o/r/s.md"
+    assert relative_link("index.md", "tags/index.md") == "tags/index.md"

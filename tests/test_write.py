@@ -1,0 +1,47 @@
+"""Writing touches only what changed, removes only what errdocs wrote, never leaves the tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from errdocs.render import Page
+from errdocs.write import WriteReport, write_pages
+
+
+def test_rewrites_only_changed_files_and_removes_stale_ones(tmp_path: Path) -> None:
+    out = tmp_path / "errors"
+    assert write_pages(out, [Page("a/x.md", "one"), Page("b.md", "two")]) == WriteReport(2, 0, 0)
+    mtime = (out / "b.md").stat().st_mtime_ns
+    assert write_pages(out, [Page("b.md", "two"), Page("c.md", "new")]) == WriteReport(1, 1, 1)
+    assert (out / "b.md").stat().st_mtime_ns == mtime
+    assert not (out / "a").exists()  # emptied folders go too
+    assert sorted(p.name for p in out.iterdir()) == [".errdocs-manifest.json", "b.md", "c.md"]
+
+
+def test_hand_written_files_are_never_touched(tmp_path: Path) -> None:
+    out = tmp_path / "errors"
+    out.mkdir()
+    (out / "mine.md").write_text("hand-written")
+    write_pages(out, [Page("gen.md", "x")])
+    write_pages(out, [])
+    assert (out / "mine.md").read_text() == "hand-written"
+    assert not (out / "gen.md").exists()
+
+
+@pytest.mark.parametrize("bad", ["../escape.md", "/abs.md", "a/../../x.md", "a\\\\b.md", ""])
+def test_refuses_paths_outside_the_tree(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(ValueError, match="refusing to write outside"):
+        write_pages(tmp_path / "errors", [Page(bad, "x")])
+    assert not (tmp_path / "escape.md").exists()
+
+
+def test_a_tampered_manifest_never_deletes_outside(tmp_path: Path) -> None:
+    out = tmp_path / "errors"
+    out.mkdir()
+    victim = tmp_path / "victim.md"
+    victim.write_text("keep")
+    (out / ".errdocs-manifest.json").write_text('{"files": ["../victim.md"]}')
+    write_pages(out, [])
+    assert victim.read_text() == "keep"
