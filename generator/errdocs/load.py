@@ -70,6 +70,17 @@ def load_file(path: Path) -> Iterator[RawItem | Problem]:
         yield Problem(name, 0, f"not UTF-8 text (or a broken .gz): {exc}")
 
 
+def is_plain_json_lines(path: Path) -> bool:
+    """True for an uncompressed JSON Lines file, whose lines can be re-read by byte offset."""
+    if path.suffix == ".gz":
+        return False
+    try:
+        with _open(path) as stream:
+            return _peek(stream) != "[" and _first_line(stream) != "{"
+    except (OSError, UnicodeDecodeError):
+        return False  # load_file reports it
+
+
 def _open(path: Path) -> IO[str]:
     # The caller closes the wrapper, which closes the raw stream.
     raw: IO[bytes] = gzip.open(path) if path.suffix == ".gz" else path.open("rb")  # noqa: SIM115

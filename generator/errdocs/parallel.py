@@ -1,0 +1,50 @@
+"""Run unit builds on every core: a pool of forked worker processes.
+
+Workers are forked after the catalogue is built, so they share it (copy-on-write) instead of
+receiving it pickled; each task names one unit. One worker (``jobs=1``) runs in-process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+
+from .shards import Unit
+from .unitbuild import Context, UnitResult, build_unit
+
+_CONTEXT: Context | None = None
+"""The build's context, set before forking so workers inherit it."""
+
+
+def default_jobs() -> int:
+    """One worker per core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
+
+
+def run_units(ctx: Context, units: Sequence[Unit], jobs: int,
+              done: Callable[[UnitResult], None]) -> None:
+    """Build ``units``, biggest first so the pool ends together; call ``done`` after each."""
+    global _CONTEXT
+    ordered = sorted(units, key=lambda u: -len(u.members))
+    if jobs <= 1 or len(ordered) <= 1:
+        for unit in ordered:
+            done(build_unit(ctx, unit))
+        return
+    _CONTEXT = ctx
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(ordered))) as pool:
+            for result in _results(pool.imap_unordered(_work, ordered, chunksize=1)):
+                done(result)
+    finally:
+        _CONTEXT = None
+
+
+def _results(iterator: Iterator[UnitResult]) -> Iterator[UnitResult]:
+    yield from iterator
+
+
+def _work(unit: Unit) -> UnitResult:
+    assert _CONTEXT is not None, "run_units sets the context before forking"
+    return build_unit(_CONTEXT, unit)

@@ -1,0 +1,188 @@
+"""The sharded build: scan → plan units → build the changed ones in parallel → merge.
+
+Plain functions the CLI calls. See README ("Big datasets") for the flow and how to spread
+``--shard I/N`` runs over machines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .mkdocs_plugin import _nav_paths
+from .model import Catalog, GroupKind, build_catalog
+from .problems import Problem, Severity
+from .progress import Progress, wanted
+from .render import Page, render_group_list, render_home
+from .scan import scan
+from .settings import Settings
+from .shards import ROOT, files_key, global_key, group_pages, plan
+from .unitbuild import Context, UnitResult, _base_config, is_current, unit_dir
+from .write import MANIFEST, read_manifest, update_manifest, write_changed
+
+WORK_DIR = ".errdocs"
+_H1 = re.compile(rb"^# .*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """``--shard I/N``: build only every N-th unit, starting at the I-th (1-based)."""
+
+    index: int
+    """I, from 1 to N."""
+    count: int
+    """N."""
+
+    def __contains__(self, position: int) -> bool:
+        return position % self.count == self.index - 1
+
+
+@dataclass(frozen=True)
+class ShardedReport:
+    """What a sharded build did."""
+
+    records: int
+    """Good records."""
+    problems: list[Problem]
+    """Everything wrong with the input."""
+    units: int
+    """Units in the plan."""
+    built: int
+    """Units built this run."""
+    reused: int
+    """Units whose earlier output was reused (their inputs did not change)."""
+    written: int
+    """Markdown files written (content changed)."""
+    removed: int
+    """Stale Markdown files removed."""
+    merged: bool
+    """True when the site was assembled."""
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+
+class StrictProblems(Exception):
+    """--strict and the input has problems: nothing was built."""
+
+
+def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
+                  selection: Selection | None = None, merge_only: bool = False,
+                  show_progress: bool = True) -> ShardedReport:
+    """Build the site unit by unit; rebuild only units whose inputs changed."""
+    from .merge import merge
+    from .parallel import run_units
+
+    work = settings.project_dir / WORK_DIR
+    found = scan(paths, work)
+    if strict and found.problems:
+        raise StrictProblems(found.problems)
+    lights = found.lights
+    catalog = build_catalog(x.record for x in lights)
+    root_pages = _root_pages(catalog)
+    generated = _generated_paths(catalog, root_pages)
+    written = 0 if merge_only else write_changed(settings.out_dir, root_pages)[0]
+    hand_written = _hand_written(settings, generated)
+    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
+                 _global_key(settings))
+    sub = settings.subtree
+    ctx = Context(settings, work, catalog, {x.record.id: x for x in lights}, found.sources,
+                  tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
+                  tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
+                                for g in catalog.groups[kind].values()})), strict)
+    chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+    dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+    progress = Progress("units", len(dirty), enabled=show_progress and wanted())
+    results: list[UnitResult] = []
+
+    def done(result: UnitResult) -> None:
+        results.append(result)
+        progress.step(result.pages)
+
+    run_units(ctx, dirty, jobs, done)
+    progress.close()
+    written += sum(r.written for r in results)
+    removed = 0
+    merged = selection is None
+    if merged:
+        removed = update_manifest(settings.out_dir, sorted(generated))
+        merge([unit_dir(work, u.name) / "site" for u in units], settings.site_dir)
+        _prune_units(work, {u.name for u in units})
+    return ShardedReport(len(lights), found.problems, len(units), len(dirty),
+                         len(chosen) - len(dirty), written, removed, merged)
+
+
+def _root_pages(catalog: Catalog) -> list[Page]:
+    """The lists of all groups and the front page (as render_all makes them)."""
+    pages: list[Page] = []
+    for kind in GroupKind:
+        if kind is not GroupKind.REPO or catalog.groups[kind]:
+            pages.extend(render_group_list(kind, catalog))
+    pages.append(render_home(catalog))
+    return pages
+
+
+def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
+    paths = {e.path for e in catalog.entries.values()}
+    for kind in GroupKind:
+        for group in catalog.groups[kind].values():
+            paths.update(group_pages(group))
+    paths.update(p.path for p in root_pages)
+    return paths
+
+
+def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
+    """Docs-relative paths of every file in docs_dir that errdocs did not generate."""
+    docs, out = settings.docs_dir, settings.out_dir
+    previous = read_manifest(out)
+    found = []
+    for folder, dirs, files in os.walk(docs, followlinks=True):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(folder, name)
+            if (path.parent == out and name == MANIFEST) or name.startswith(".tmp-"):
+                continue
+            if out in path.parents:
+                inner = path.relative_to(out).as_posix()
+                if inner in generated or inner in previous:
+                    continue
+            found.append(path.relative_to(docs).as_posix())
+    return found
+
+
+def _root_inputs(settings: Settings, root_pages: list[Page],
+                 hand_written: list[str]) -> list[bytes]:
+    parts = [f"{p.path}\0{p.content}".encode() for p in root_pages]
+    for path in hand_written:
+        parts += [path.encode(), (settings.docs_dir / path).read_bytes()]
+    return parts
+
+
+def _global_key(settings: Settings) -> str:
+    """Code, templates, config, theme overrides, and the titles every page's nav shows."""
+    base = _base_config(settings.config_file)
+    extra: list[bytes] = []
+    theme = base.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        extra += files_key(settings.project_dir / str(theme["custom_dir"]))
+    for path in _nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
+        try:
+            match = _H1.search((settings.docs_dir / path).read_bytes())
+        except OSError:
+            match = None
+        extra.append(path.encode() + b"\0" + (match.group(0) if match else b""))
+    return global_key(settings.config_file, extra)
+
+
+def _prune_units(work: Path, keep: set[str]) -> None:
+    """Drop outputs of units that are no longer in the plan (the unit count changed)."""
+    folder = work / "units"
+    if folder.is_dir():
+        for child in folder.iterdir():
+            if child.name not in keep and child.name != ROOT:
+                shutil.rmtree(child, ignore_errors=True)

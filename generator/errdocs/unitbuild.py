@@ -1,0 +1,204 @@
+"""Build one unit: write its Markdown pages, then run MkDocs on them alone.
+
+Each unit has a folder under the work folder (``.errdocs/units/NAME/``) holding its MkDocs
+config (``mkdocs.yml``, which INHERITs the project's), its page list, and its built output
+``site/`` with a ``stamp.json`` naming the key it was built from. A unit whose stamp matches
+its key is up to date and is not built again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from mkdocs.commands.build import build as mkdocs_build
+from mkdocs.config import load_config
+from mkdocs.exceptions import MkDocsException
+
+from .model import Catalog
+from .render import Page, render_group, render_record
+from .scan import Light, read_records
+from .settings import Settings
+from .shards import Unit, UnitKind, group_pages, record_groups
+from .write import write_changed
+
+HOSTED_DROPS = frozenset({"search", "material/search"})
+"""Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
+page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
+
+
+class UnitFailed(Exception):
+    """MkDocs failed on a unit (or, with --strict, warned)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every unit build needs; set once in the parent, inherited by forked workers."""
+
+    settings: Settings
+    """Project paths."""
+    work_dir: Path
+    """``.errdocs`` of the project."""
+    catalog: Catalog
+    """Where every page goes."""
+    lights: dict[str, Light]
+    """Record id to where its line is."""
+    sources: list[str]
+    """Files the records are re-read from."""
+    root_pages: tuple[str, ...]
+    """Docs-relative paths the root unit owns (hand-written and generated)."""
+    root_links: tuple[str, ...]
+    """Docs-relative paths the root unit's pages link to (every group's first page)."""
+    strict: bool
+    """Turn MkDocs warnings into failures."""
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What building one unit did."""
+
+    name: str
+    """The unit."""
+    pages: int
+    """Pages it owns."""
+    written: int
+    """Markdown files written (content changed)."""
+    seconds: float
+    """Wall time of the unit."""
+
+
+def unit_dir(work_dir: Path, name: str) -> Path:
+    return work_dir / "units" / name
+
+
+def is_current(work_dir: Path, unit: Unit) -> bool:
+    """True when the unit's output was built from exactly this key."""
+    folder = unit_dir(work_dir, unit.name)
+    try:
+        stamp = json.loads((folder / "stamp.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return stamp.get("key") == unit.key and (folder / "site").is_dir()
+
+
+def build_unit(ctx: Context, unit: Unit) -> UnitResult:
+    """Render and write the unit's Markdown, build it with MkDocs, stamp it."""
+    start = time.perf_counter()
+    pages = list(_pages(ctx, unit))
+    written, _ = write_changed(ctx.settings.out_dir, pages)
+    sub = ctx.settings.subtree
+    owned = ctx.root_pages if unit.kind is UnitKind.ROOT else tuple(
+        f"{sub}/{p.path}" for p in pages)
+    stubs = ctx.root_links if unit.kind is UnitKind.ROOT else tuple(
+        f"{sub}/{p}" for p in sorted(_links(ctx, unit)))
+    folder = unit_dir(ctx.work_dir, unit.name)
+    config_file = _write_config(ctx, unit, folder, owned, stubs)
+    _run_mkdocs(config_file, folder, unit, strict=ctx.strict)
+    return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def _pages(ctx: Context, unit: Unit) -> Iterable[Page]:
+    catalog = ctx.catalog
+    if unit.kind is UnitKind.RECORDS:
+        lights = [ctx.lights[i] for i in unit.members]
+        for record in read_records(ctx.sources, lights):
+            yield render_record(record, catalog)
+    elif unit.kind is UnitKind.HUB:
+        for member in unit.members:
+            kind, key = member.split(":", 1)
+            groups = next(g for k, g in catalog.groups.items() if k.value == kind)
+            yield from render_group(groups[key])
+
+
+def _links(ctx: Context, unit: Unit) -> set[str]:
+    """Generated-tree paths the unit's pages link to."""
+    catalog = ctx.catalog
+    targets: set[str] = set()
+    if unit.kind is UnitKind.RECORDS:
+        for record_id in unit.members:
+            targets.update(g.path for g in record_groups(ctx.lights[record_id].record, catalog))
+    else:
+        for member in unit.members:
+            kind, key = member.split(":", 1)
+            groups = next(g for k, g in catalog.groups.items() if k.value == kind)
+            targets.update(e.path for e in groups[key].entries)
+            targets.update(group_pages(groups[key]))
+    return targets
+
+
+def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
+                  stubs: Iterable[str]) -> Path:
+    """The unit's mkdocs.yml (INHERITs the project's) and page list."""
+    folder.mkdir(parents=True, exist_ok=True)
+    empty = ctx.work_dir / "empty-docs"
+    empty.mkdir(exist_ok=True)
+    pages = folder / "pages.json"
+    pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
+                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT}),
+                     "utf-8")
+    base = _base_config(ctx.settings.config_file)
+    plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
+               HOSTED_DROPS]
+    config: dict[str, object] = {
+        "INHERIT": str(ctx.settings.config_file),
+        "docs_dir": str(empty),
+        "site_dir": str(folder / "site.new"),
+        "plugins": [*plugins, {"errdocs-unit": {"pages": str(pages)}}],
+    }
+    theme = base.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        # Relative paths resolve against the config that names them: make them absolute.
+        config["theme"] = {"custom_dir": str(ctx.settings.project_dir / str(theme["custom_dir"]))}
+    hooks = base.get("hooks")
+    if isinstance(hooks, list):
+        config["hooks"] = [str(ctx.settings.project_dir / str(h)) for h in hooks]
+    config_file = folder / "mkdocs.yml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    return config_file
+
+
+def _base_config(config_file: Path) -> dict[str, object]:
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    data = yaml.load(config_file.read_text("utf-8"), Loader=_Loader)  # a SafeLoader subclass
+    return data if isinstance(data, dict) else {}
+
+
+def _plugin_list(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [{k: v} if v else k for k, v in value.items()]
+    return list(value) if isinstance(value, list) else []
+
+
+def _plugin_name(entry: object) -> str:
+    return next(iter(entry)) if isinstance(entry, dict) else str(entry)
+
+
+def _run_mkdocs(config_file: Path, folder: Path, unit: Unit, *, strict: bool) -> None:
+    """Build into ``site.new``, then replace ``site`` and write the stamp."""
+    fresh, final = folder / "site.new", folder / "site"
+    shutil.rmtree(fresh, ignore_errors=True)
+    (folder / "stamp.json").unlink(missing_ok=True)
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    try:
+        config = load_config(config_file=str(config_file), strict=strict)
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            mkdocs_build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except (MkDocsException, SystemExit) as exc:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise UnitFailed(f"unit {unit.name}: MkDocs build failed: {exc}") from exc
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(fresh, final)
+    (folder / "stamp.json").write_text(json.dumps({"key": unit.key}), "utf-8")
