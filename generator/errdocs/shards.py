@@ -27,8 +27,9 @@ from .model import Catalog, Group, GroupKind
 from .records import Record
 from .scan import Light
 
-UNIT_SIZE = 128
-"""Pages a unit aims at: small enough that one changed record rebuilds little."""
+UNIT_SIZE = 512
+"""Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
+tiny; within a unit only pages whose inputs changed are built again."""
 ROOT = "root"
 TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
 
@@ -53,6 +54,9 @@ class Unit:
     """Record ids (records unit) or group ids ``kind:key`` (hub unit); empty for root."""
     key: str
     """Hash of every input of the unit's output."""
+    page_keys: tuple[tuple[str, str], ...] = ()
+    """Generated-tree path and input hash of each page (records and hub units): a page whose
+    hash did not change is not rendered or built again, its earlier output is reused."""
 
 
 def bucket(value: str, count: int) -> int:
@@ -96,9 +100,11 @@ def _hub_units(catalog: Catalog, global_key: str) -> list[Unit]:
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            key = _hash(global_key, *(repr(_group_input(g)).encode() for g in chosen))
+            keys = tuple((path, _hash(repr(_group_input(g)), str(n)))
+                         for g in chosen for n, path in enumerate(group_pages(g), start=1))
             units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
-                              tuple(group_id(g) for g in chosen), key))
+                              tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
+                              keys))
     return units
 
 
@@ -110,10 +116,16 @@ def _record_units(lights: list[Light], catalog: Catalog, global_key: str) -> lis
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            key = _hash(global_key, *(repr(_record_input(x, catalog)).encode() for x in chosen))
+            keys = tuple((catalog.entries[x.record.id].path,
+                          _hash(repr(_record_input(x, catalog)))) for x in chosen)
             units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS,
-                              tuple(x.record.id for x in chosen), key))
+                              tuple(x.record.id for x in chosen), _unit_key(global_key, keys),
+                              keys))
     return units
+
+
+def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
+    return _hash(global_key, *(f"{path}\0{key}" for path, key in page_keys))
 
 
 def _group_input(group: Group) -> tuple[object, ...]:

@@ -75,7 +75,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   selection: Selection | None = None, merge_only: bool = False,
                   show_progress: bool = True) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed."""
-    from .merge import merge
+    from .merge import UnitOutput, merge
     from .parallel import run_units
 
     work = settings.project_dir / WORK_DIR
@@ -88,13 +88,13 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     generated = _generated_paths(catalog, root_pages)
     written = 0 if merge_only else write_changed(settings.out_dir, root_pages)[0]
     hand_written = _hand_written(settings, generated)
-    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
-                 _global_key(settings))
+    everything = _global_key(settings)
+    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written), everything)
     sub = settings.subtree
     ctx = Context(settings, work, catalog, {x.record.id: x for x in lights}, found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
-                                for g in catalog.groups[kind].values()})), strict)
+                                for g in catalog.groups[kind].values()})), strict, everything)
     chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
     dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
     progress = Progress("units", len(dirty), enabled=show_progress and wanted())
@@ -111,7 +111,8 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     merged = selection is None
     if merged:
         removed = update_manifest(settings.out_dir, sorted(generated))
-        merge([unit_dir(work, u.name) / "site" for u in units], settings.site_dir)
+        merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in units],
+              settings.site_dir, work)
         _prune_units(work, {u.name for u in units})
     return ShardedReport(len(lights), found.problems, len(units), len(dirty),
                          len(chosen) - len(dirty), written, removed, merged)

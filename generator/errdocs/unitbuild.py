@@ -20,9 +20,12 @@ from pathlib import Path
 import yaml
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
+from mkdocs.structure.files import File
 
-from .model import Catalog
+from .merge import SITEMAP, keep_sitemap_entries, record_files
+from .model import Catalog, Group
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings
@@ -58,6 +61,8 @@ class Context:
     """Docs-relative paths the root unit's pages link to (every group's first page)."""
     strict: bool
     """Turn MkDocs warnings into failures."""
+    global_key: str
+    """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
 
 
 @dataclass(frozen=True)
@@ -80,57 +85,114 @@ def unit_dir(work_dir: Path, name: str) -> Path:
 
 def is_current(work_dir: Path, unit: Unit) -> bool:
     """True when the unit's output was built from exactly this key."""
-    folder = unit_dir(work_dir, unit.name)
-    try:
-        stamp = json.loads((folder / "stamp.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return False
-    return stamp.get("key") == unit.key and (folder / "site").is_dir()
+    stamp = _stamp(unit_dir(work_dir, unit.name))
+    return stamp.get("key") == unit.key and (unit_dir(work_dir, unit.name) / "site").is_dir()
 
 
 def build_unit(ctx: Context, unit: Unit) -> UnitResult:
-    """Render and write the unit's Markdown, build it with MkDocs, stamp it."""
+    """Build what changed in the unit: render and write those pages, run MkDocs on them alone,
+    and take every other page's HTML from the unit's previous output."""
     start = time.perf_counter()
-    pages = list(_pages(ctx, unit))
-    written, _ = write_changed(ctx.settings.out_dir, pages)
-    sub = ctx.settings.subtree
-    owned = ctx.root_pages if unit.kind is UnitKind.ROOT else tuple(
-        f"{sub}/{p.path}" for p in pages)
-    stubs = ctx.root_links if unit.kind is UnitKind.ROOT else tuple(
-        f"{sub}/{p}" for p in sorted(_links(ctx, unit)))
     folder = unit_dir(ctx.work_dir, unit.name)
+    keys = dict(unit.page_keys)
+    reused = _reusable(folder, ctx.global_key, keys)
+    todo = {p for p in keys if p not in reused}
+    missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
+    written, _ = write_changed(ctx.settings.out_dir, _pages(ctx, unit, todo | missing))
+    sub = ctx.settings.subtree
+    if unit.kind is UnitKind.ROOT:
+        owned, stubs = ctx.root_pages, ctx.root_links
+    else:
+        owned = tuple(f"{sub}/{p}" for p in sorted(todo))
+        stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
     config_file = _write_config(ctx, unit, folder, owned, stubs)
-    _run_mkdocs(config_file, folder, unit, strict=ctx.strict)
+    config = _run_mkdocs(config_file, unit, strict=ctx.strict)
+    _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
+    record_files(folder, unit.key, folder / "site.new")
+    _finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
-def _pages(ctx: Context, unit: Unit) -> Iterable[Page]:
+def _stamp(folder: Path) -> dict[str, object]:
+    try:
+        data = json.loads((folder / "stamp.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
+    """Pages built before from the same inputs (and the same code, config and theme)."""
+    stamp = _stamp(folder)
+    if stamp.get("global") != global_key or not (folder / "site").is_dir():
+        return set()
+    before = stamp.get("pages")
+    if not isinstance(before, dict):
+        return set()
+    return {p for p, k in keys.items() if before.get(p) == k}
+
+
+def _pages(ctx: Context, unit: Unit, wanted: set[str]) -> Iterable[Page]:
+    """The unit's pages whose generated-tree path is in ``wanted``."""
     catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
-        lights = [ctx.lights[i] for i in unit.members]
+        lights = [ctx.lights[i] for i in unit.members
+                  if catalog.entries[i].path in wanted]
         for record in read_records(ctx.sources, lights):
             yield render_record(record, catalog)
     elif unit.kind is UnitKind.HUB:
-        for member in unit.members:
-            kind, key = member.split(":", 1)
-            groups = next(g for k, g in catalog.groups.items() if k.value == kind)
-            yield from render_group(groups[key])
+        for group in _groups(ctx, unit):
+            if any(p in wanted for p in group_pages(group)):
+                yield from (p for p in render_group(group) if p.path in wanted)
 
 
-def _links(ctx: Context, unit: Unit) -> set[str]:
-    """Generated-tree paths the unit's pages link to."""
+def _groups(ctx: Context, unit: Unit) -> Iterable[Group]:
+    by_kind = {kind.value: groups for kind, groups in ctx.catalog.groups.items()}
+    for member in unit.members:
+        kind, key = member.split(":", 1)
+        yield by_kind[kind][key]
+
+
+def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
+    """Generated-tree paths the pages being built link to."""
     catalog = ctx.catalog
     targets: set[str] = set()
     if unit.kind is UnitKind.RECORDS:
         for record_id in unit.members:
-            targets.update(g.path for g in record_groups(ctx.lights[record_id].record, catalog))
+            if catalog.entries[record_id].path in todo:
+                record = ctx.lights[record_id].record
+                targets.update(g.path for g in record_groups(record, catalog))
     else:
-        for member in unit.members:
-            kind, key = member.split(":", 1)
-            groups = next(g for k, g in catalog.groups.items() if k.value == kind)
-            targets.update(e.path for e in groups[key].entries)
-            targets.update(group_pages(groups[key]))
+        for group in _groups(ctx, unit):
+            pages = group_pages(group)
+            if any(p in todo for p in pages):
+                targets.update(e.path for e in group.entries)
+                targets.update(pages)
     return targets
+
+
+def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None:
+    """Link the earlier HTML of unchanged pages (and their sitemap entries) into site.new."""
+    old, fresh = folder / "site", folder / "site.new"
+    if not pages:
+        return
+    urls: set[str] = set()
+    for path in pages:
+        file = File(path, None, str(fresh), config.use_directory_urls)
+        target = fresh / file.dest_uri
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old / file.dest_uri, target)
+        urls.add(file.url)
+    keep_sitemap_entries(old / SITEMAP, fresh / SITEMAP, urls, config.site_url or "")
+
+
+def _finish(folder: Path, stamp: dict[str, object]) -> None:
+    """Replace the unit's output with the new one and record what it was built from."""
+    fresh, final = folder / "site.new", folder / "site"
+    (folder / "stamp.json").unlink(missing_ok=True)
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(fresh, final)
+    (folder / "stamp.json").write_text(json.dumps(stamp), "utf-8")
 
 
 def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
@@ -141,7 +203,8 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     empty.mkdir(exist_ok=True)
     pages = folder / "pages.json"
     pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
-                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT}),
+                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
+                                 "template_cache": str(ctx.work_dir / "templates")}),
                      "utf-8")
     base = _base_config(ctx.settings.config_file)
     plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
@@ -183,11 +246,10 @@ def _plugin_name(entry: object) -> str:
     return next(iter(entry)) if isinstance(entry, dict) else str(entry)
 
 
-def _run_mkdocs(config_file: Path, folder: Path, unit: Unit, *, strict: bool) -> None:
-    """Build into ``site.new``, then replace ``site`` and write the stamp."""
-    fresh, final = folder / "site.new", folder / "site"
-    shutil.rmtree(fresh, ignore_errors=True)
-    (folder / "stamp.json").unlink(missing_ok=True)
+def _run_mkdocs(config_file: Path, unit: Unit, *, strict: bool) -> MkDocsConfig:
+    """Build the unit into its ``site.new`` folder."""
+    folder = config_file.parent
+    shutil.rmtree(folder / "site.new", ignore_errors=True)
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
     try:
         config = load_config(config_file=str(config_file), strict=strict)
@@ -197,8 +259,6 @@ def _run_mkdocs(config_file: Path, folder: Path, unit: Unit, *, strict: bool) ->
         finally:
             config.plugins.on_shutdown()
     except (MkDocsException, SystemExit) as exc:
-        shutil.rmtree(fresh, ignore_errors=True)
+        shutil.rmtree(folder / "site.new", ignore_errors=True)
         raise UnitFailed(f"unit {unit.name}: MkDocs build failed: {exc}") from exc
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(fresh, final)
-    (folder / "stamp.json").write_text(json.dumps({"key": unit.key}), "utf-8")
+    return config
