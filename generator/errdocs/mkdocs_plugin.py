@@ -109,3 +109,29 @@ def _nav_paths(nav: list[Any] | dict[str, Any] | str) -> Iterator[str]:
     elif isinstance(nav, list):
         for item in nav:
             yield from _nav_paths(item)
+
+
+_PROTECTED = re.compile(r"(<(pre|code|textarea|script|style)\b.*?</\2\s*>)",
+                        re.DOTALL | re.IGNORECASE)
+_BLANKS = re.compile(r"[ \t\r\f\v]*\n\s*")
+
+
+def compact(html: str) -> str:
+    """Collapse each run of white space holding a line break into one line break, outside
+    ``pre``, ``code``, ``textarea``, ``script`` and ``style``: the page renders the same
+    (browsers collapse such runs anyway) and Material's indented templates shrink by ~10%."""
+    parts = _PROTECTED.split(html)
+    # split() returns text, then (whole match, tag name) pairs: compact only the text.
+    out = []
+    for index in range(0, len(parts), 3):
+        out.append(_BLANKS.sub("\n", parts[index]))
+        if index + 1 < len(parts):
+            out.append(parts[index + 1])
+    return "".join(out)
+
+
+class CompactPlugin(BasePlugin):  # type: ignore[type-arg] - no options
+    """``errdocs-compact``: :func:`compact` every page (310,000 pages: ~1 GB less to serve)."""
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        return compact(output)

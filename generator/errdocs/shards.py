@@ -64,10 +64,10 @@ def bucket(value: str, count: int) -> int:
     return int.from_bytes(hashlib.blake2b(value.encode(), digest_size=8).digest()) % count
 
 
-def unit_count(pages: int, size: int = UNIT_SIZE) -> int:
+def unit_count(pages: int, size: int | None = None) -> int:
     """Smallest power of two giving units of at most ``size`` pages on average."""
     count = 1
-    while count * size < pages:
+    while count * (size or UNIT_SIZE) < pages:
         count *= 2
     return count
 

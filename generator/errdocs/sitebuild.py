@@ -55,6 +55,8 @@ class ShardedReport:
     """Units built this run."""
     reused: int
     """Units whose earlier output was reused (their inputs did not change)."""
+    pages_built: int
+    """Pages MkDocs built (in built units, only the pages whose inputs changed)."""
     written: int
     """Markdown files written (content changed)."""
     removed: int
@@ -115,7 +117,8 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
               settings.site_dir, work)
         _prune_units(work, {u.name for u in units})
     return ShardedReport(len(lights), found.problems, len(units), len(dirty),
-                         len(chosen) - len(dirty), written, removed, merged)
+                         len(chosen) - len(dirty), sum(r.pages for r in results), written,
+                         removed, merged)
 
 
 def _root_pages(catalog: Catalog) -> list[Page]:
