@@ -10,7 +10,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample.jsonl"
-SEED = ROOT.parent / "shared" / "seed-record.json"
 
 
 def copy_project(dest: Path) -> Path:
