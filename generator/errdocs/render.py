@@ -138,8 +138,7 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
             pages.extend(render_group(group))
-        if kind is not GroupKind.REPO or catalog.groups[kind]:
-            pages.extend(render_group_list(kind, catalog))
+        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
     pages.append(render_home(catalog))
     return pages
 

@@ -125,8 +125,7 @@ def _root_pages(catalog: Catalog) -> list[Page]:
     """The lists of all groups and the front page (as render_all makes them)."""
     pages: list[Page] = []
     for kind in GroupKind:
-        if kind is not GroupKind.REPO or catalog.groups[kind]:
-            pages.extend(render_group_list(kind, catalog))
+        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
     pages.append(render_home(catalog))
     return pages
 
