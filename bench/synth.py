@@ -34,6 +34,7 @@ CLASSES = ("ValueError", "TypeError", "KeyError", "RuntimeError", "IOError", "Er
            "IllegalArgumentException", "IllegalStateException", "NotImplementedError",
            "AssertionError", "panic", "std::runtime_error")
 ERROR_TYPES = ("validation", "runtime", "configuration", "io", "network", "state", "internal")
+PROSE = (*WORDS, *VERBS, "the", "a", "when", "is")
 SEVERITIES = ("error", "error", "error", "warning", "fatal")
 STRATEGIES = ("type-guard", "validate-input", "retry", "fail-fast", "fallback")
 CATEGORIES = tuple(f"{a}-{b}" for a, b in itertools.product(
@@ -152,8 +153,11 @@ class Synth:
     def _prose(self, low: int, high: int) -> str:
         target = self.rng.randint(low, high)
         words: list[str] = []
-        while sum(len(w) + 1 for w in words) < target:
-            words.append(self.rng.choice(WORDS + list(VERBS) + ["the", "a", "when", "is"]))
+        length = 0
+        while length < target:
+            word = self.rng.choice(PROSE)
+            words.append(word)
+            length += len(word) + 1
         return " ".join(words).capitalize() + "."
 
     def _excerpt(self, ext: str, message: str, cls: str) -> tuple[list[str], int]:
