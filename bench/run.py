@@ -268,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the built projects")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # builds run in project folders
     print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}", flush=True)
     for n in (int(x) for x in args.sizes.split(",")):
         run(n, args.out, jobs=args.jobs, baseline=args.baseline, incremental=args.incremental,
