@@ -100,8 +100,7 @@ def _hub_units(catalog: Catalog, global_key: str) -> list[Unit]:
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple((path, _hash(repr(_group_input(g)), str(n)))
-                         for g in chosen for n, path in enumerate(group_pages(g), start=1))
+            keys = tuple(key for g in chosen for key in _group_page_keys(g))
             units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
                               tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
                               keys))
@@ -128,9 +127,15 @@ def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
     return _hash(global_key, *(f"{path}\0{key}" for path, key in page_keys))
 
 
-def _group_input(group: Group) -> tuple[object, ...]:
-    return (group.kind.value, group.key, group.label, group.path,
-            tuple((e.path, e.message, e.repo) for e in group.entries))
+def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
+    """Each listing page's path and the hash of what it shows: the group's label and size,
+    its page number and count (the pager), and its own rows. Linear in the group's size."""
+    count = paging.page_count(len(group.entries))
+    head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries)))
+    for number in range(1, count + 1):
+        rows = paging.chunk(group.entries, number)
+        yield paging.page_path(group.path, number), _hash(
+            head, str(number), str(count), repr([(e.path, e.message, e.repo) for e in rows]))
 
 
 def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
