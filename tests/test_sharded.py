@@ -127,7 +127,9 @@ def test_merge_refuses_when_a_slice_is_missing(project: Path, small_units: None)
     _run("build", str(SAMPLE), "-f", config, "--shard", "1/2")
     result = CliRunner().invoke(main, ["merge", str(SAMPLE), "-f", config])
     assert result.exit_code == 1
-    assert "a unit's output is missing; build it first" in result.output
+    assert result.output == ("Error: 6 units are missing or were built from other inputs "
+                             "(hub-0000, hub-0002, hub-0004, hub-0006, rec-0000 and 1 more); "
+                             "build them first; the previous site was left as it was\n")
     assert not (project / "site").exists()
 
 

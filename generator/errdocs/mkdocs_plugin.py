@@ -75,7 +75,7 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
         chosen = Files([f for f in files if self.root])  # the theme's assets (root only)
         for path in sorted(self.owned):
             chosen.append(File(path, self.docs_dir, site, urls))
-        for path in _nav_paths(config.nav or []):
+        for path in nav_paths(config.nav or []):
             if chosen.get_file_from_path(path) is None and Path(self.docs_dir, path).is_file():
                 chosen.append(File(path, self.docs_dir, site, urls))
         for path in self.stubs:
@@ -99,17 +99,17 @@ def _folder(path: str) -> str:
     return path
 
 
-def _nav_paths(nav: list[Any] | dict[str, Any] | str) -> Iterator[str]:
+def nav_paths(nav: list[Any] | dict[str, Any] | str) -> Iterator[str]:
     """Every Markdown path named in the ``nav`` config."""
     if isinstance(nav, str):
         if nav.endswith(".md") and "://" not in nav:
             yield nav.lstrip("/")
     elif isinstance(nav, dict):
         for value in nav.values():
-            yield from _nav_paths(value)
+            yield from nav_paths(value)
     elif isinstance(nav, list):
         for item in nav:
-            yield from _nav_paths(item)
+            yield from nav_paths(item)
 
 
 _NUMBERED = re.compile(r'<a href="#__codelineno-(\d+)-\d+">')

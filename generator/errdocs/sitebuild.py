@@ -13,15 +13,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .mkdocs_plugin import _nav_paths
+from .merge import MergeError, UnitOutput, merge
+from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
+from .parallel import run_units
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
 from .scan import scan
 from .settings import Settings
-from .shards import ROOT, files_key, global_key, group_pages, plan
-from .unitbuild import Context, UnitResult, _base_config, is_current, unit_dir
+from .shards import ROOT, Unit, files_key, global_key, group_pages, plan
+from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
 WORK_DIR = ".errdocs"
@@ -73,52 +75,82 @@ class StrictProblems(Exception):
     """--strict and the input has problems: nothing was built."""
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """Pass 1 and the plan."""
+
+    ctx: Context
+    units: list[Unit]
+    generated: set[str]
+    problems: list[Problem]
+    records: int
+    written: int
+
+
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
                   selection: Selection | None = None, merge_only: bool = False,
                   show_progress: bool = True) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed."""
-    from .merge import UnitOutput, merge
-    from .parallel import run_units
+    prepared = _prepare(settings, paths, strict)
+    work, units = prepared.ctx.work_dir, prepared.units
+    chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+    dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+    results = _build(prepared.ctx, dirty, jobs, show_progress)
+    removed = 0
+    if selection is None:
+        stale = [u.name for u in units if not is_current(work, u)]
+        if stale:
+            more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+            raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
+                             f"({', '.join(stale[:5])}{more}); build them first")
+        removed = update_manifest(settings.out_dir, sorted(prepared.generated))
+        merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in units],
+              settings.site_dir, work)
+        _prune_units(work, {u.name for u in units})
+    return ShardedReport(
+        prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
+        sum(r.pages for r in results), prepared.written + sum(r.written for r in results),
+        removed, selection is None)
 
+
+def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepared:
+    """Scan, catalogue, write the root's generated pages, and plan the units."""
     work = settings.project_dir / WORK_DIR
     found = scan(paths, work)
     if strict and found.problems:
         raise StrictProblems(found.problems)
-    lights = found.lights
-    catalog = build_catalog(x.record for x in lights)
+    catalog = build_catalog(x.record for x in found.lights)
     root_pages = _root_pages(catalog)
     generated = _generated_paths(catalog, root_pages)
-    written = 0 if merge_only else write_changed(settings.out_dir, root_pages)[0]
+    # Written before any unit is built: every unit reads the nav's titles from them.
+    written = write_changed(settings.out_dir, root_pages)[0]
     hand_written = _hand_written(settings, generated)
     everything = _global_key(settings)
-    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written), everything)
+    units = plan(found.lights, catalog, _root_inputs(settings, root_pages, hand_written),
+                 everything)
     sub = settings.subtree
-    ctx = Context(settings, work, catalog, {x.record.id: x for x in lights}, found.sources,
+    ctx = Context(settings, work, catalog, {x.record.id: x for x in found.lights},
+                  found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()})), strict, everything)
-    chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
-    dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
-    progress = Progress("units", len(dirty), enabled=show_progress and wanted())
+    return _Prepared(ctx, units, generated, found.problems, len(found.lights), written)
+
+
+def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> list[UnitResult]:
+    """Build ``units`` on ``jobs`` workers, showing progress on a terminal."""
+    progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
 
     def done(result: UnitResult) -> None:
         results.append(result)
         progress.step(result.pages)
 
-    run_units(ctx, dirty, jobs, done)
-    progress.close()
-    written += sum(r.written for r in results)
-    removed = 0
-    merged = selection is None
-    if merged:
-        removed = update_manifest(settings.out_dir, sorted(generated))
-        merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in units],
-              settings.site_dir, work)
-        _prune_units(work, {u.name for u in units})
-    return ShardedReport(len(lights), found.problems, len(units), len(dirty),
-                         len(chosen) - len(dirty), sum(r.pages for r in results), written,
-                         removed, merged)
+    try:
+        run_units(ctx, units, jobs, done)
+    finally:
+        progress.close()
+    return results
 
 
 def _root_pages(catalog: Catalog) -> list[Page]:
@@ -168,12 +200,12 @@ def _root_inputs(settings: Settings, root_pages: list[Page],
 
 def _global_key(settings: Settings) -> str:
     """Code, templates, config, theme overrides, and the titles every page's nav shows."""
-    base = _base_config(settings.config_file)
+    base = base_config(settings.config_file)
     extra: list[bytes] = []
     theme = base.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):
         extra += files_key(settings.project_dir / str(theme["custom_dir"]))
-    for path in _nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
+    for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
         try:
             match = _H1.search((settings.docs_dir / path).read_bytes())
         except OSError:

@@ -206,7 +206,7 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
                                  "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
                                  "template_cache": str(ctx.work_dir / "templates")}),
                      "utf-8")
-    base = _base_config(ctx.settings.config_file)
+    base = base_config(ctx.settings.config_file)
     plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
                HOSTED_DROPS]
     config: dict[str, object] = {
@@ -227,7 +227,8 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     return config_file
 
 
-def _base_config(config_file: Path) -> dict[str, object]:
+def base_config(config_file: Path) -> dict[str, object]:
+    """The top level of the project's mkdocs.yml (MkDocs' own tags such as !ENV read as null)."""
     class _Loader(yaml.SafeLoader):
         pass
 
