@@ -6,6 +6,7 @@ receiving it pickled; each task names one unit. One worker (``jobs=1``) runs in-
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -33,12 +34,17 @@ def run_units(ctx: Context, units: Sequence[Unit], jobs: int,
             done(build_unit(ctx, unit))
         return
     _CONTEXT = ctx
+    # Move the catalogue and everything else built so far out of the garbage collector's
+    # reach: a worker's collections would otherwise write to every inherited object and so
+    # copy the parent's whole heap into each worker (copy-on-write), multiplying memory.
+    gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(ordered))) as pool:
             for result in _results(pool.imap_unordered(_work, ordered, chunksize=1)):
                 done(result)
     finally:
         _CONTEXT = None
+        gc.unfreeze()
 
 
 def _results(iterator: Iterator[UnitResult]) -> Iterator[UnitResult]:
