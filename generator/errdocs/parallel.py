@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from .shards import Unit
 from .unitbuild import Context, UnitResult, build_unit
@@ -40,15 +40,11 @@ def run_units(ctx: Context, units: Sequence[Unit], jobs: int,
     gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(ordered))) as pool:
-            for result in _results(pool.imap_unordered(_work, ordered, chunksize=1)):
+            for result in pool.imap_unordered(_work, ordered, chunksize=1):
                 done(result)
     finally:
         _CONTEXT = None
         gc.unfreeze()
-
-
-def _results(iterator: Iterator[UnitResult]) -> Iterator[UnitResult]:
-    yield from iterator
 
 
 def _work(unit: Unit) -> UnitResult:
