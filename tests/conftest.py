@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from . import sites
+from .sites import ROOT, SAMPLE, copy_project
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "data" / "sample.jsonl"
-SEED = ROOT.parent / "shared" / "seed-record.json"
+__all__ = ["ROOT", "SAMPLE", "copy_project"]  # shared with the tests that import them from here
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A throw-away copy of the project's MkDocs side: mkdocs.yml, docs/ and overrides/."""
-    for name in ("mkdocs.yml",):
-        shutil.copy(ROOT / name, tmp_path / name)
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("errors"))
-    return tmp_path
+    """A copy of the project in a temporary folder (see :func:`copy_project`)."""
+    return copy_project(tmp_path)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect, sync_playwright
 
 from . import sites
 from .conftest import Built
@@ -29,8 +30,6 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True,
@@ -115,8 +114,8 @@ def _search_and_open_the_first_result(page: object) -> None:
         "!document.querySelector('.md-search-result__meta').textContent.includes('Initializing')")
     page.keyboard.type(PASTED)  # type: ignore[attr-defined]  (Material searches on keyup)
     first = page.locator(".md-search-result__item").first  # type: ignore[attr-defined]
-    first.wait_for(timeout=10_000)
-    assert first.locator("h1").inner_text().startswith("Unknown MLX async mode")
+    # Results follow the typing: wait for those of the whole message, not of its first words.
+    expect(first.locator("h1")).to_have_text(re.compile(r"^Unknown MLX async mode"))
     with page.expect_navigation():  # type: ignore[attr-defined]
         first.locator("a").first.click()
     assert _h1(page) == sites.SEED_MESSAGE
@@ -166,8 +165,7 @@ def test_missing_page_helps_find_the_error(browser: object, hosted: str) -> None
     assert button.inner_text() == "Search for “unknown mlx async mode”"
     button.click()
     first = page.locator(".md-search-result__item").first  # type: ignore[attr-defined]
-    first.wait_for(timeout=10_000)
-    assert first.locator("h1").inner_text() == sites.SEED_MESSAGE
+    expect(first.locator("h1")).to_have_text(sites.SEED_MESSAGE)
     page.keyboard.press("Escape")  # type: ignore[attr-defined]
     with page.expect_navigation():  # type: ignore[attr-defined]
         page.locator("article").get_by_role("link", name="By category").click()  # type: ignore[attr-defined]

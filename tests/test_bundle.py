@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs.bundle import Selection, lunr_files, offline_plugins, select
+from errdocs.bundle import Selection, lunr_files, lunr_plugins, select
 from errdocs.cli import _size, main
 
 from . import sites
@@ -106,11 +106,12 @@ def test_selection_is_repo_and_tag() -> None:
     assert Selection(("o/r", "z/z"), ("x", "w")).unmatched(records) == ["--repo z/z", "--tag w"]
 
 
-def test_offline_plugins_keep_the_projects_own_and_drop_hosted_only_ones() -> None:
-    assert offline_plugins(["errdocs-lastmod", {"tags": {"x": 1}}, "search"]) == [
+def test_lunr_plugins_keep_the_projects_own_and_drop_hosted_only_ones() -> None:
+    assert lunr_plugins(["errdocs-lastmod", {"tags": {"x": 1}}, "search"], offline=True) == [
         {"tags": {"x": 1}}, "search", "offline"]
-    assert offline_plugins({"errdocs-lastmod": None, "meta": {}}) == ["meta", "search", "offline"]
-    assert offline_plugins(None) == ["search", "offline"]
+    assert lunr_plugins({"errdocs-lastmod": None, "meta": {}}, offline=True) == [
+        "meta", "search", "offline"]
+    assert lunr_plugins(None, offline=False) == ["search"]
 
 
 def test_lunr_files_follow_materials_worker() -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
@@ -94,13 +95,18 @@ def swap_in(staging: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+class _ClickHandler(logging.Handler):
+    """Sends MkDocs' log records to the current stderr (click's, so tests capture them)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(self.format(record), err=True)
+
+
 def _show_mkdocs_warnings() -> None:
     """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does."""
     logger = logging.getLogger("mkdocs")
-    if not any(getattr(h, "_errdocs", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
+    if not any(isinstance(h, _ClickHandler) for h in logger.handlers):
+        handler = _ClickHandler(logging.WARNING)
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-        handler.setLevel(logging.WARNING)
-        handler._errdocs = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)

@@ -35,7 +35,6 @@ from .write import MANIFEST, read_manifest, write_pages
 SHIM = Path(__file__).parent / "vendor" / "iframe-worker-shim.js"
 SHIM_URL = "assets/javascripts/iframe-worker-shim.js"
 """Where the shim goes in the bundle; the name must contain ``iframe-worker`` (see above)."""
-OFFLINE_PLUGINS = ("search", "offline")
 DROPPED_PLUGINS = frozenset({"errdocs-lastmod", "search", "material/search", "offline",
                              "material/offline"})
 LEFT_OUT = ("*.map",)
@@ -115,21 +114,24 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
         config = run_mkdocs(
             settings.config_file, site, strict=False, adjust=_use_local_shim,
             docs_dir=str(docs), use_directory_urls=False, site_url="",
-            plugins=offline_plugins(read_config_data(settings.config_file).get("plugins")))
+            plugins=lunr_plugins(read_config_data(settings.config_file).get("plugins"),
+                                 offline=True))
         _drop_unused_lunr(site, _search_languages(config))
         folder = _folder_name(output)
         page_count = write_zip(site, output, folder)
     return BundleReport(output, len(records), page_count, output.stat().st_size, folder)
 
 
-def offline_plugins(configured: object) -> list[object]:
-    """The project's plugins without the hosted-only ones, plus search and offline."""
+def lunr_plugins(configured: object, *, offline: bool) -> list[object]:
+    """The project's plugins without the hosted-only ones, plus Material's search (and its
+    offline plugin when ``offline``): for the bundle, and for ``errdocs serve``, whose
+    live-reload builds have no Pagefind index."""
     if isinstance(configured, dict):
         entries: list[object] = [{k: v} if v else k for k, v in configured.items()]
     else:
         entries = list(configured) if isinstance(configured, list) else []
     kept = [e for e in entries if _plugin_name(e) not in DROPPED_PLUGINS]
-    return [*kept, *OFFLINE_PLUGINS]
+    return [*kept, "search", *(["offline"] if offline else [])]
 
 
 def copy_hand_written(docs_dir: Path, target: Path, subtree: str) -> None:

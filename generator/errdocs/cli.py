@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from .build import BuildError, build_site
-from .bundle import BundleError, Selection, make_bundle, select
+from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .pipeline import Checked, check, generate
 from .problems import summary
-from .settings import SAMPLE_DATASET, Settings, load_settings
+from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -101,12 +101,15 @@ def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str,
 @click.option("--dev-addr", "-a", default="127.0.0.1:8000", show_default=True,
               help="Address to serve on.")
 def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> None:
-    """Generate the pages, then preview the site with live reload (MkDocs' serve)."""
+    """Generate the pages, then preview the site with live reload (MkDocs' serve).
+    The preview searches with Material's search: its builds have no Pagefind index."""
     from mkdocs.commands.serve import serve  # imported late: it pulls in the dev server
 
     settings = _settings(config_file)
     _generate(paths, settings, strict=False)
-    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True)
+    plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
+    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
+          plugins=plugins)
 
 
 def _settings(config_file: Path, site_dir: Path | None = None,
