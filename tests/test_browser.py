@@ -19,8 +19,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = sites.ROOT / "tests" / "artifacts"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
-PASTED = "Unknown MLX async mode: speculative"
-"""What a user pastes: the concrete message, not the template the record holds."""
+PASTED = "Unknown MLX async mode: turbo"
+"""What a user pastes: the concrete message, with a value the record's template cannot hold."""
 
 pytestmark = [
     pytest.mark.browser,

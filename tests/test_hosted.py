@@ -13,7 +13,9 @@ import pytest
 from click.testing import CliRunner
 from mkdocs.utils import get_build_date
 
+from errdocs import build
 from errdocs.cli import main
+from errdocs.search_index import SearchIndexError
 
 from . import sites
 from .conftest import Built
@@ -185,3 +187,22 @@ def test_record_text_in_the_head_stays_text(tmp_path: Path) -> None:
     # bundle, the search): the record's </script><script> made none.
     assert found.scripts == ["application/ld+json", "", "", "", "", "application/json", "", ""]
     assert "<img src=x" not in page.read_text("utf-8")
+
+
+def test_a_failed_search_index_keeps_the_previous_site(project: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    previous = project / "site" / "index.html"
+    previous.parent.mkdir()
+    previous.write_text("the previous site")
+
+    def broken(site_dir: Path) -> None:
+        raise SearchIndexError("Pagefind failed to index the site: boom")
+
+    monkeypatch.setattr(build, "index_site", broken)
+    result = CliRunner().invoke(main, ["build", "-f", str(project / "mkdocs.yml"),
+                                       str(sites.SAMPLE)])
+    assert result.exit_code == 1
+    assert result.output.endswith("Error: Pagefind failed to index the site: boom; the previous "
+                                  "site was left as it was\n")
+    assert previous.read_text() == "the previous site"
+    assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site")) == []

@@ -108,6 +108,41 @@
     return li;
   }
 
+  // Pagefind returns only pages holding every word. A pasted message holds words the page
+  // cannot know ("Unknown mode: turbo" for the template "Unknown mode: {mode}"), so when no page
+  // has them all, search word by word and rank pages by how many of the words they hold.
+  const MAX_WORDS = 12;
+  // Words too common to tell pages apart; each costs a download of its part of the index.
+  const COMMON = new Set(["an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is",
+    "it", "of", "on", "or", "the", "this", "to", "was", "with"]);
+
+  function wordsOf(query) {
+    const words = query.toLowerCase().split(/[^\p{L}\p{N}_]+/u)
+      .filter((w) => w.length > 1 && !COMMON.has(w));
+    return [...new Set(words)].slice(0, MAX_WORDS);
+  }
+
+  async function closest(module, query, stale) {
+    const words = wordsOf(query);
+    const found = new Map();
+    for (const word of words) {
+      const search = await module.search(word);
+      if (stale()) return null;
+      for (const result of search.results) {
+        const hit = found.get(result.id) || { result, words: 0, score: 0 };
+        hit.words += 1;
+        hit.score += result.score;
+        found.set(result.id, hit);
+      }
+    }
+    // Pages holding at least half of the words, most words first.
+    const enough = Math.ceil(words.length / 2);
+    return [...found.values()]
+      .filter((hit) => hit.words >= enough)
+      .sort((a, b) => b.words - a.words || b.score - a.score)
+      .map((hit) => hit.result);
+  }
+
   async function run() {
     const query = input.value.trim();
     if (!query) {
@@ -121,11 +156,19 @@
     } catch {
       return;
     }
+    const stale = () => input.value.trim() !== query; // a newer query is running
     const search = await module.debouncedSearch(query, {}, 120);
-    if (search === null || input.value.trim() !== query) return; // a newer query is running
-    const top = await Promise.all(search.results.slice(0, MAX_RESULTS).map((r) => r.data()));
-    if (input.value.trim() !== query) return;
-    say(count(search.results.length));
+    if (search === null || stale()) return;
+    let results = search.results;
+    let summary = count(results.length);
+    if (results.length === 0 && wordsOf(query).length > 1) {
+      results = await closest(module, query, stale);
+      if (results === null) return;
+      if (results.length) summary = "No page has all these words; the closest:";
+    }
+    const top = await Promise.all(results.slice(0, MAX_RESULTS).map((r) => r.data()));
+    if (stale()) return;
+    say(summary);
     list.replaceChildren(...top.map(item));
   }
 
