@@ -74,7 +74,10 @@ def _open(browser: object, viewport: dict[str, int]) -> tuple[object, Watch]:
         f"{m.text} ({m.location.get('url')})"))
     page.on("pageerror", lambda e: watch.errors.append(str(e)))
     page.on("request", lambda r: watch.requested.append(r.url))
-    page.on("requestfailed", lambda r: watch.failed.append(f"{r.url}: {r.failure}"))
+    # A load the page itself cancelled (net::ERR_ABORTED: a click navigated away while the
+    # favicon was loading) is not a failure; a missing file or an HTTP error is.
+    page.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED"
+            and watch.failed.append(f"{r.url}: {r.failure}"))
     page.on("response", lambda r: r.status >= 400 and r.url not in watch.expected
             and watch.failed.append(f"{r.url}: HTTP {r.status}"))
     return page, watch

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs.bundle import Selection, lunr_files, lunr_plugins, select
+from errdocs.bundle import Selection, copy_hand_written, lunr_files, lunr_plugins, select
 from errdocs.cli import _size, main
+from errdocs.render import Page
+from errdocs.write import write_pages
 
 from . import sites
 from .helpers import record
@@ -127,3 +129,14 @@ def test_search_index_json_is_valid(bundle_zip: Path) -> None:
         index = json.loads(opened.read("errdocs-bundle/search/search_index.json"))
     assert index["config"]["lang"] == ["en"]
     assert len({doc["location"].split("#")[0] for doc in index["docs"]}) > 100
+
+
+def test_hand_written_pages_are_copied_and_generated_ones_left_behind(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    write_pages(docs / "errors", [Page("o/r/x.md", "generated"), Page("index.md", "generated")])
+    (docs / "errors" / "notes.md").write_text("hand-written, inside the generated tree")
+    (docs / "index.md").write_text("home")
+    copy_hand_written(docs, tmp_path / "copy", "errors")
+    copied = sorted(p.relative_to(tmp_path / "copy").as_posix()
+                    for p in (tmp_path / "copy").rglob("*") if p.is_file())
+    assert copied == ["errors/notes.md", "index.md"]
