@@ -44,8 +44,8 @@ def index_site(site_dir: Path) -> IndexReport:
         from pagefind.index import IndexConfig, PagefindIndex
         from pagefind.service import get_executable
     except ImportError as exc:
-        raise SearchIndexError("Pagefind is not installed; install errdocs with its 'search' "
-                               "extra: pip install 'errdocs[search]'") from exc
+        raise SearchIndexError("Pagefind is not installed; reinstall errdocs (it depends on "
+                               "'pagefind[extended]')") from exc
     if get_executable() is None:
         raise SearchIndexError("the Pagefind binary was not found; install 'pagefind[extended]'")
     output = site_dir / OUTPUT
