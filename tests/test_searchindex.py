@@ -36,7 +36,9 @@ def test_search_text_is_the_records_words_bounded(tmp_path: Path) -> None:
     seed = next(read_records(found.sources, found.lights[:1]))
     text = search_record(seed, catalog)
     assert text.url == "/errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode/"
-    assert text.title == "Unknown MLX async mode: {launch.mode}"
+    assert text.meta["title"] == "Unknown MLX async mode: {launch.mode}"
+    assert text.meta["repo"] == "sgl-project/sglang"
+    assert text.meta["description"].startswith("finalize_mlx_result consumes")
     assert "unhandled-dispatch-case" in text.content and "mlx" in text.content
     assert seed.documentation and seed.documentation in text.content
     assert len(text.content) <= 4000

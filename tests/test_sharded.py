@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from errdocs import shards
-from errdocs.build import _run_mkdocs
+from errdocs.build import run_mkdocs
 from errdocs.cli import main
 from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
@@ -54,10 +54,10 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
     settings = load_settings(config)
     report = build_sharded(settings, [SAMPLE], jobs=2, show_progress=False)
     assert report.units > 5 and report.built == report.units and report.merged
-    plain = project / "plain.yml"  # the same config without lunr search, as hosted units run
-    plain.write_text("INHERIT: mkdocs.yml\nplugins:\n  - errdocs-compact\n", "utf-8")
-    _run_mkdocs(plain, project / "plain-site", strict=True)
+    run_mkdocs(project / "mkdocs.yml", project / "plain-site", strict=True)  # `mkdocs build`
     sharded, reference = _tree(project / "site"), _tree(project / "plain-site")
+    assert any(name.startswith("pagefind/pagefind.en_") for name in sharded)
+    sharded = {k: v for k, v in sharded.items() if not k.startswith("pagefind/")}
     assert sharded.keys() == reference.keys()
     for name in sharded:
         if not name.startswith("sitemap.xml"):
@@ -101,10 +101,11 @@ def test_cli_output_and_a_no_op_rebuild(project: Path) -> None:
     config = str(project / "mkdocs.yml")
     first = _run("build", str(SAMPLE), "-f", config, "-j", "2")
     assert first == (f"40 records, 0 errors, 0 warnings; units: 3 built, 0 reused; pages: 123 "
-                     f"written, 0 removed\nSite built in {project / 'site'}\n")
+                     f"written, 0 removed\nSite built in {project / 'site'}; 41 pages searchable\n")
     second = _run("build", str(SAMPLE), "-f", config)
     assert second == (f"40 records, 0 errors, 0 warnings; units: 0 built, 3 reused; pages: 0 "
-                      f"written, 0 removed\nSite built in {project / 'site'}\n")
+                      f"written, 0 removed\nSite built in {project / 'site'}; 41 pages "
+                      "searchable\n")
 
 
 def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None) -> None:
@@ -114,7 +115,8 @@ def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None)
         assert out.endswith(f"Slice {index}/3 built; run `errdocs merge` when every slice is "
                             "built\n")
         assert not (project / "site").exists()
-    assert _run("merge", str(SAMPLE), "-f", config).endswith(f"Site built in {project / 'site'}\n")
+    assert _run("merge", str(SAMPLE), "-f", config).endswith(
+        f"Site built in {project / 'site'}; 41 pages searchable\n")
     sliced = _tree(project / "site")
     whole = load_settings(project / "mkdocs.yml", project / "whole")
     report = build_sharded(whole, [SAMPLE], jobs=1, show_progress=False)

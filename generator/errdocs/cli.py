@@ -6,13 +6,16 @@ from pathlib import Path
 
 import click
 
+from .build import BuildError
+from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .merge import MergeError
 from .parallel import default_jobs
 from .pipeline import Checked, check, generate
 from .problems import summary
 from .scan import InputChanged
-from .settings import SAMPLE_DATASET, Settings, load_settings
-from .sitebuild import Selection, ShardedReport, StrictProblems, build_sharded
+from .searchindex import SearchIndexFailed
+from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
+from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
 from .unitbuild import UnitFailed
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
@@ -20,20 +23,27 @@ CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, pat
                       default=Path("mkdocs.yml"), show_default=True, help="The MkDocs config.")
 
 
-class _ShardType(click.ParamType):
+
+class _SliceType(click.ParamType):
     name = "I/N"
 
     def convert(self, value: object, param: click.Parameter | None,
-                ctx: click.Context | None) -> Selection:
-        if isinstance(value, Selection):
+                ctx: click.Context | None) -> Slice:
+        if isinstance(value, Slice):
             return value
         index, _, count = str(value).partition("/")
         if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
             self.fail(f"{value!r} is not I/N with 1 <= I <= N, e.g. 2/4", param, ctx)
-        return Selection(int(index), int(count))
+        return Slice(int(index), int(count))
 
 
-SHARD = _ShardType()
+SLICE = _SliceType()
+SITE_DIR = click.option("--site-dir", "-d", type=click.Path(file_okay=False, path_type=Path),
+                        help="Where to put the site (default: site_dir of mkdocs.yml).")
+SITE_URL = click.option("--site-url", metavar="URL",
+                        help="The hosted site's address, e.g. https://errors.example.org/ "
+                             "(default: site_url of mkdocs.yml); canonical links, sitemap and "
+                             "robots.txt use it.")
 
 
 @click.group()
@@ -65,26 +75,23 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
 @main.command("build")
 @INPUTS
 @CONFIG
-@click.option("--site-dir", "-d", type=click.Path(file_okay=False, path_type=Path),
-              help="Where to put the site (default: site_dir of mkdocs.yml).")
+@SITE_DIR
+@SITE_URL
 @click.option("--strict", is_flag=True,
               help="Fail on any problem in the records or the MkDocs build; the site is kept.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: one per core).")
-@click.option("--shard", type=SHARD, default=None, metavar="I/N",
+@click.option("--shard", type=SLICE, default=None, metavar="I/N",
               help="Build only the I-th of N slices of the units, and do not assemble the site "
                    "(run `errdocs merge` once every slice is built).")
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  strict: bool, jobs: int | None, shard: Selection | None) -> None:
-    """Generate the pages and build the site, unit by unit; unchanged units are reused.
-
-    No PATH: the sample dataset.
-    """
-    settings = _settings(config_file, site_dir)
-    report = _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard)
-    if report.merged:
-        click.echo(f"Site built in {settings.site_dir}")
-    else:
+                  site_url: str | None, strict: bool, jobs: int | None,
+                  shard: Slice | None) -> None:
+    """Generate the pages, build the site unit by unit (unchanged units are reused) and index
+    it for search. No PATH: the sample dataset."""
+    settings = _settings(config_file, site_dir, site_url)
+    _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard)
+    if shard is not None:
         click.echo(f"Slice {shard.index}/{shard.count} built; run `errdocs merge` when every "
                    "slice is built")
 
@@ -92,13 +99,41 @@ def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @main.command("merge")
 @INPUTS
 @CONFIG
-@click.option("--site-dir", "-d", type=click.Path(file_okay=False, path_type=Path),
-              help="Where to put the site (default: site_dir of mkdocs.yml).")
-def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None) -> None:
+@SITE_DIR
+@SITE_URL
+def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
+                  site_url: str | None) -> None:
     """Assemble the site from units built by `errdocs build --shard I/N` runs."""
-    settings = _settings(config_file, site_dir)
+    settings = _settings(config_file, site_dir, site_url)
     _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True)
-    click.echo(f"Site built in {settings.site_dir}")
+
+
+@main.command("bundle")
+@INPUTS
+@CONFIG
+@click.option("--repo", "repos", multiple=True, metavar="OWNER/NAME",
+              help="Only records of this repository (repeatable).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG",
+              help="Only records with this tag (repeatable; with --repo: records matching both).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("dist/errdocs-bundle.zip"), show_default=True,
+              help="The zip file to write.")
+def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str, ...],
+                   tags: tuple[str, ...], output: Path) -> None:
+    """Build an offline copy of the site (all records, or those chosen) as a zip that opens
+    from disk, search included. No PATH: the sample dataset."""
+    settings = _settings(config_file)
+    checked = _checked(paths or (settings.project_dir / SAMPLE_DATASET,))
+    selection = Selection(repos, tags)
+    if missing := selection.unmatched(checked.records):
+        raise click.ClickException(f"no record matches {', '.join(missing)}; nothing was written")
+    try:
+        report = make_bundle(select(checked.records, selection), settings, output)
+    except (BundleError, BuildError) as exc:
+        raise click.ClickException(f"{exc}; nothing was written") from exc
+    click.echo(f"Bundle written to {report.path}: {report.pages} pages ({report.records} "
+               f"records), {_size(report.size)}. Unzip it and open "
+               f"{report.folder}/index.html in a browser.")
 
 
 @main.command("serve")
@@ -107,16 +142,19 @@ def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @click.option("--dev-addr", "-a", default="127.0.0.1:8000", show_default=True,
               help="Address to serve on.")
 def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> None:
-    """Generate the pages, then preview the site with live reload (MkDocs' serve)."""
+    """Generate the pages, then preview the site with live reload (MkDocs' serve).
+    The preview searches with Material's search: its builds have no Pagefind index."""
     from mkdocs.commands.serve import serve  # imported late: it pulls in the dev server
 
     settings = _settings(config_file)
     _generate(paths, settings, strict=False)
-    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True)
+    plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
+    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
+          plugins=plugins)
 
 
 def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs: int | None,
-             selection: Selection | None, merge_only: bool = False) -> ShardedReport:
+             selection: Slice | None, merge_only: bool = False) -> ShardedReport:
     inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
     try:
         report = build_sharded(settings, inputs, jobs=jobs or default_jobs(), strict=strict,
@@ -127,23 +165,35 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
             click.echo(str(problem), err=True)
         raise click.ClickException(f"{summary(problems)} in the records; nothing was "
                                    "written (--strict)") from exc
-    except (UnitFailed, MergeError, InputChanged) as exc:
+    except (UnitFailed, MergeError, InputChanged, SearchIndexFailed) as exc:
         raise click.ClickException(f"{exc}; the previous site was left as it was") from exc
     for problem in report.problems:
         click.echo(str(problem), err=True)
     click.echo(f"{report.records} records, {summary(report.problems)}; units: {report.built} "
                f"built, {report.reused} reused; pages: {report.written} written, "
                f"{report.removed} removed")
+    if report.merged:
+        searchable = "" if report.searchable is None else (
+            f"; {report.searchable} pages searchable")
+        click.echo(f"Site built in {settings.site_dir}{searchable}")
     return report
 
 
-
-
-def _settings(config_file: Path, site_dir: Path | None = None) -> Settings:
+def _settings(config_file: Path, site_dir: Path | None = None,
+              site_url: str | None = None) -> Settings:
     try:
-        return load_settings(config_file, site_dir)
-    except FileNotFoundError as exc:
+        return load_settings(config_file, site_dir, site_url)
+    except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _size(size: int) -> str:
+    """Bytes the way a person reads them: ``1.3 MB``."""
+    if size < 1000:
+        return f"{size} bytes"
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size / 1_000_000:.1f} MB"
 
 
 def _checked(paths: tuple[Path, ...]) -> Checked:

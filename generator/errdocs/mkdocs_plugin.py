@@ -11,7 +11,8 @@ folder (named in the unit's page list):
   turns links to them into the right relative URLs without a "not found" warning, and never
   reads or writes them.
 
-Only the root unit copies the theme's assets and builds ``404.html``.
+Only the root unit copies the theme's assets and builds the static templates (``404.html``,
+``robots.txt``); every unit builds the ``sitemap.xml`` of its pages, merged afterwards.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
         self.stubs: list[str] = data["stubs"]
         self.root: bool = data["root"]
         self.cache = jinja2.FileSystemBytecodeCache(_folder(data["template_cache"]))
-        if not self.root:
-            config.theme.static_templates.discard("404.html")
+        if not self.root:  # 404.html, robots.txt...: once, in the root unit; sitemaps are merged
+            config.theme.static_templates.intersection_update({"sitemap.xml"})
         config.theme.get_env = self._env_maker(config.theme.get_env)  # type: ignore[method-assign]
         return config
 

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from . import escape, paging
 from .excerpt import excerpt_of, language_for
+from .meta import group_meta, list_meta, record_meta
 from .model import Catalog, Entry, Group, GroupKind, relative_link
 from .paging import PagerLink
 from .records import Record
@@ -69,8 +70,10 @@ def environment() -> Environment:
 def render_record(record: Record, catalog: Catalog) -> Page:
     """The page of one record."""
     entry = catalog.entries[record.id]
+    tags = _unique(record.tags)
     context = {
         "r": record,
+        "meta": record_meta(record, tags),
         "excerpt": excerpt_of(record),
         "language": language_for(record.file_path or ""),
         "source_url": _markup(escape.safe_url(record.github_url, host=GITHUB)),
@@ -78,7 +81,7 @@ def render_record(record: Record, catalog: Catalog) -> Page:
         "tips": record.prevention_tips[:MAX_LIST_ITEMS],
         "more_solutions": max(0, len(record.solutions) - MAX_LIST_ITEMS),
         "more_tips": max(0, len(record.prevention_tips) - MAX_LIST_ITEMS),
-        "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in _unique(record.tags)]),
+        "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in tags]),
         "category": _category_link(record, entry, catalog),
         "repo_link": relative_link(entry.path, catalog.group_of(GroupKind.REPO, record.repo).path),
         "handling": [(label, code) for label, code in (
@@ -94,7 +97,8 @@ def render_group(group: Group) -> list[Page]:
     pages = []
     for path, rows, links in _paginate(group.path, group.entries):
         pages.append(Page(path, template.render(
-            group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links)))
+            group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
+            meta=group_meta(group))))
     return pages
 
 
@@ -107,7 +111,7 @@ def render_group_list(kind: GroupKind, catalog: Catalog) -> list[Page]:
     for path, rows, links in _paginate(first, groups):
         pages.append(Page(path, template.render(
             kind=kind.value, rows=[(g, relative_link(path, g.path)) for g in rows],
-            pager=links, total=len(groups))))
+            pager=links, total=len(groups), meta=list_meta(kind, len(groups)))))
     return pages
 
 

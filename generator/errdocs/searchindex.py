@@ -16,11 +16,12 @@ import json
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .meta import describe_record
 from .model import Catalog
 from .records import Record
 from .scan import Light, read_records
@@ -31,14 +32,22 @@ MAX_CHARS = 4_000
 """Text indexed per record: enough for every field a reader would type, bounded."""
 
 
+PIECES_JSON = "errdocs-pieces.json"
+"""In piece 0's folder: the folders of the other pieces, which the site's search merges."""
+
+
+class SearchIndexFailed(Exception):
+    """Pagefind is missing or failed; the previous site is kept."""
+
+
 @dataclass(frozen=True)
 class SearchRecord:
     """What Pagefind gets for one record page."""
 
     url: str
     """The page's URL, relative to the site root (``/errors/o/r/slug/``)."""
-    title: str
-    """Shown as the result's title: the error message."""
+    meta: dict[str, str]
+    """What a result shows: ``title`` (the message), ``repo``, ``description``."""
     content: str
     """The searchable text."""
 
@@ -51,7 +60,35 @@ def search_record(record: Record, catalog: Catalog, subtree: str = "errors") -> 
               " ".join(record.tags), record.documentation, record.trigger_scenarios,
               record.common_situations, *record.solutions[:10]]
     text = "\n".join(f for f in fields if f)
-    return SearchRecord(f"/{subtree}/{path}/", record.error_message, text[:MAX_CHARS])
+    meta = {"title": record.error_message, "repo": record.repo,
+            "description": describe_record(record)}
+    return SearchRecord(f"/{subtree}/{path}/", {k: v for k, v in meta.items() if v},
+                        text[:MAX_CHARS])
+
+
+def piece_count(record_units: int) -> int:
+    """Indexes for ``record_units`` record units: one per 8 units (~4,000 records), so a
+    changed record re-indexes one piece, and a query merges few indexes."""
+    return max(1, record_units // 8)
+
+
+def write_piece(records: Iterable[SearchRecord], folder: Path, pieces: int,
+                html: Iterable[tuple[str, str]] = ()) -> int:
+    """Index ``records`` (and the ``(url, html)`` pages) into ``folder``; the page count.
+
+    Piece 0 also lists the other pieces' folders (``more/1/`` ...) in :data:`PIECES_JSON`.
+    """
+    try:
+        count = _write(records, folder, html)
+    except (OSError, PagefindError) as exc:
+        raise SearchIndexFailed(f"Pagefind failed to index the records: {exc}") from exc
+    except ImportError as exc:
+        raise SearchIndexFailed("Pagefind is not installed; reinstall errdocs (it depends on "
+                                "'pagefind[extended]')") from exc
+    if folder.name == "pagefind":
+        extra = [f"more/{n}/" for n in range(1, pieces)]
+        (folder / PIECES_JSON).write_text(json.dumps(extra), "utf-8")
+    return count
 
 
 def piece_of(record_id: str, pieces: int) -> int:
@@ -73,21 +110,43 @@ def build_index(sources: list[str], lights: list[Light], catalog: Catalog, out: 
         chosen = [x for x in lights if piece_of(x.record.id, pieces) == piece]
         folder = piece_dir(out, piece)
         records = (search_record(r, catalog) for r in read_records(sources, chosen))
-        _write(records, folder)
+        write_piece(records, folder, pieces)
         folders.append(folder)
     return folders
 
 
-def _write(records: Iterable[SearchRecord], folder: Path) -> None:
+def _write(records: Iterable[SearchRecord], folder: Path,
+           html: Iterable[tuple[str, str]]) -> int:
     """Feed one Pagefind service process, then write its index to ``folder``."""
     folder.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+
+    def requests(index_id: int) -> Iterator[dict[str, Any]]:
+        nonlocal count
+        for url, text in html:
+            count += 1
+            yield {"type": "AddFile", "index_id": index_id, "file_path": None, "url": url,
+                   "file_contents": text}
+        for r in records:
+            count += 1
+            yield {"type": "AddRecord", "index_id": index_id, "url": r.url, "content": r.content,
+                   "language": LANGUAGE, "meta": r.meta}
+
     with PagefindService() as service:
         index_id = service.call({"type": "NewIndex", "config": {
             "force_language": LANGUAGE, "output_path": str(folder)}})["index_id"]
-        service.pipeline({"type": "AddRecord", "index_id": index_id, "url": r.url,
-                          "content": r.content, "language": LANGUAGE,
-                          "meta": {"title": r.title}} for r in records)
-        service.call({"type": "WriteFiles", "index_id": index_id, "output_path": str(folder)})
+        service.pipeline(requests(index_id))
+        # GetFiles, not WriteFiles: the service answers WriteFiles before its last files are
+        # on disk, and exits at once when its input closes, leaving some of them empty.
+        files = service.call({"type": "GetFiles", "index_id": index_id})["files"]
+    for file in files:
+        relative = PurePosixPath(file["path"])
+        if relative.is_absolute() or ".." in relative.parts:
+            raise PagefindError(f"unexpected file name from Pagefind: {file['path']!r}")
+        target = folder.joinpath(*relative.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(base64.b64decode(file["content"]))
+    return count
 
 
 class PagefindError(Exception):

@@ -40,6 +40,7 @@ class UnitKind(Enum):
     ROOT = "root"
     HUB = "hub"
     RECORDS = "rec"
+    SEARCH = "search"
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,11 @@ def _version(tool: str) -> str:
         return metadata.version(tool)
     except metadata.PackageNotFoundError:
         return "-"
+
+
+def stable_hash(*parts: str | bytes) -> str:
+    """SHA-256 of the parts, each length-prefixed (so parts never run together)."""
+    return _hash(*parts)
 
 
 def _hash(*parts: str | bytes) -> str:

@@ -21,8 +21,9 @@ from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
 from .scan import scan
+from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
-from .shards import ROOT, Unit, files_key, global_key, group_pages, plan
+from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
 from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
@@ -31,7 +32,7 @@ _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
-class Selection:
+class Slice:
     """``--shard I/N``: build only every N-th unit, starting at the I-th (1-based)."""
 
     index: int
@@ -65,6 +66,8 @@ class ShardedReport:
     """Stale Markdown files removed."""
     merged: bool
     """True when the site was assembled."""
+    searchable: int | None = None
+    """Pages in the site's search index (when the site was assembled)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -88,7 +91,7 @@ class _Prepared:
 
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
-                  selection: Selection | None = None, merge_only: bool = False,
+                  selection: Slice | None = None, merge_only: bool = False,
                   show_progress: bool = True) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed."""
     prepared = _prepare(settings, paths, strict)
@@ -96,21 +99,37 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
     dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
     results = _build(prepared.ctx, dirty, jobs, show_progress)
-    removed = 0
+    removed, searchable = 0, None
     if selection is None:
-        stale = [u.name for u in units if not is_current(work, u)]
-        if stale:
-            more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
-            raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
-                             f"({', '.join(stale[:5])}{more}); build them first")
+        searchable = _assemble(settings, prepared, show_progress)
         removed = update_manifest(settings.out_dir, sorted(prepared.generated))
-        merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in units],
-              settings.site_dir, work)
-        _prune_units(work, {u.name for u in units})
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), prepared.written + sum(r.written for r in results),
-        removed, selection is None)
+        removed, selection is None, searchable)
+
+
+def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool) -> int:
+    """Check every unit is current, index the search pieces that changed, merge the site."""
+    ctx, units = prepared.ctx, prepared.units
+    work = ctx.work_dir
+    stale = [u.name for u in units if not is_current(work, u)]
+    if stale:
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
+                         f"({', '.join(stale[:5])}{more}); build them first")
+    record_units = unit_count(prepared.records)
+    search = plan_search(units, record_units, ctx.global_key)
+    todo = [u for u in search if not is_current(work, u)]
+    progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())
+    for unit in todo:
+        progress.step(build_search_unit(ctx, unit, len(search)).pages)
+    progress.close()
+    everything = units + search
+    merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
+          settings.site_dir, work)
+    _prune_units(work, {u.name for u in everything})
+    return searchable_pages(work, search)
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepared:
@@ -205,6 +224,7 @@ def _global_key(settings: Settings) -> str:
     theme = base.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):
         extra += files_key(settings.project_dir / str(theme["custom_dir"]))
+    extra.append(f"site_url={settings.site_url or base.get('site_url') or ''}".encode())
     for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
         try:
             match = _H1.search((settings.docs_dir / path).read_bytes())

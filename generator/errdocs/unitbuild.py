@@ -85,7 +85,7 @@ def unit_dir(work_dir: Path, name: str) -> Path:
 
 def is_current(work_dir: Path, unit: Unit) -> bool:
     """True when the unit's output was built from exactly this key."""
-    stamp = _stamp(unit_dir(work_dir, unit.name))
+    stamp = stamp_of(unit_dir(work_dir, unit.name))
     return stamp.get("key") == unit.key and (unit_dir(work_dir, unit.name) / "site").is_dir()
 
 
@@ -109,11 +109,11 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
     _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
     record_files(folder, unit.key, folder / "site.new")
-    _finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
+    finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
-def _stamp(folder: Path) -> dict[str, object]:
+def stamp_of(folder: Path) -> dict[str, object]:
     try:
         data = json.loads((folder / "stamp.json").read_text("utf-8"))
     except (OSError, ValueError):
@@ -123,7 +123,7 @@ def _stamp(folder: Path) -> dict[str, object]:
 
 def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
     """Pages built before from the same inputs (and the same code, config and theme)."""
-    stamp = _stamp(folder)
+    stamp = stamp_of(folder)
     if stamp.get("global") != global_key or not (folder / "site").is_dir():
         return set()
     before = stamp.get("pages")
@@ -186,7 +186,7 @@ def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None
     keep_sitemap_entries(old / SITEMAP, fresh / SITEMAP, urls, config.site_url or "")
 
 
-def _finish(folder: Path, stamp: dict[str, object]) -> None:
+def finish(folder: Path, stamp: dict[str, object]) -> None:
     """Replace the unit's output with the new one and record what it was built from."""
     fresh, final = folder / "site.new", folder / "site"
     (folder / "stamp.json").unlink(missing_ok=True)
@@ -215,6 +215,8 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
         "site_dir": str(folder / "site.new"),
         "plugins": [*plugins, {"errdocs-unit": {"pages": str(pages)}}],
     }
+    if ctx.settings.site_url:
+        config["site_url"] = ctx.settings.site_url
     theme = base.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):
         # Relative paths resolve against the config that names them: make them absolute.
