@@ -191,22 +191,25 @@ def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
 
 
 def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
-    """Docs-relative paths of every file in docs_dir that errdocs did not generate."""
-    docs, out = settings.docs_dir, settings.out_dir
-    previous = read_manifest(out)
-    found = []
-    for folder, dirs, files in os.walk(docs, followlinks=True):
-        dirs.sort()
-        for name in sorted(files):
-            path = Path(folder, name)
-            if (path.parent == out and name == MANIFEST) or name.startswith(".tmp-"):
-                continue
-            if out in path.parents:
-                inner = path.relative_to(out).as_posix()
-                if inner in generated or inner in previous:
-                    continue
-            found.append(path.relative_to(docs).as_posix())
-    return found
+    """Docs-relative paths of every file in docs_dir that errdocs did not generate.
+
+    Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
+    """
+    docs, sub = str(settings.docs_dir), settings.subtree
+    skip = generated | read_manifest(settings.out_dir) | {MANIFEST}
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                if entry.is_dir(follow_symlinks=True):
+                    stack.append(path)
+                elif not entry.name.startswith(".tmp-") and not (
+                        path.startswith(f"{sub}/") and path[len(sub) + 1:] in skip):
+                    found.append(path)
+    return sorted(found)
 
 
 def _root_inputs(settings: Settings, root_pages: list[Page],
