@@ -7,7 +7,9 @@ from pathlib import Path
 import click
 
 from .build import BuildError, build_site
-from .pipeline import Checked, check, generate
+from .lookup import lookup, report
+from .lookup.show import show as show_page
+from .pipeline import Checked, check, generate, index_for_lookup
 from .problems import summary
 from .settings import SAMPLE_DATASET, Settings, load_settings
 
@@ -75,6 +77,50 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> 
     serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True)
 
 
+@main.command("lookup")
+@click.argument("text", nargs=-1, required=True)
+@click.option("--records", "-r", "records", multiple=True,
+              type=click.Path(exists=True, path_type=Path),
+              help=f"Records to search (repeatable). Default: {SAMPLE_DATASET}.")
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as a JSON list.")
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many matches to print.")
+@click.option("--show", is_flag=True, help="Print the best match's page in the terminal.")
+def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bool, limit: int,
+                   show: bool) -> None:
+    """Find the page of an error message or a pasted traceback (TEXT, or - for stdin).
+
+    Exits with 1 when nothing matches.
+    """
+    pasted = click.get_text_stream("stdin").read() if text == ("-",) else " ".join(text)
+    paths = records or (_sample_dataset(),)
+    checked = check(paths)
+    if checked.problems:
+        click.echo(f"{summary(checked.problems)} in the records (errdocs check shows them)",
+                   err=True)
+    index = index_for_lookup(checked)
+    for problem in index.problems:  # once each: bad patterns fall back to their template
+        click.echo(str(problem), err=True)
+    matches = lookup(index, pasted, limit=limit)
+    if show and matches:
+        by_id = {r.id: r for r in checked.records}
+        click.echo(show_page(by_id[matches[0].target.record_id], matches[0]), nl=False)
+    elif as_json:
+        click.echo(report.as_json(matches))
+    elif matches:
+        click.echo(report.as_text(matches))
+    if not matches:
+        if not as_json:
+            click.echo("No matching error found.", err=True)
+        raise SystemExit(1)
+
+
+def _sample_dataset() -> Path:
+    if not SAMPLE_DATASET.is_file():
+        raise click.UsageError(f"{SAMPLE_DATASET} not found here; pass --records PATH")
+    return SAMPLE_DATASET
+
+
 def _settings(config_file: Path, site_dir: Path | None = None) -> Settings:
     try:
         return load_settings(config_file, site_dir)
@@ -96,6 +142,11 @@ def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> N
         raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
                                    "written (--strict)")
     result = generate(checked, settings.out_dir)
+    for problem in result.lookup_problems:
+        click.echo(str(problem), err=True)
+    if result.unconverted:
+        click.echo(f"{result.unconverted} message patterns have no JavaScript form; the site's "
+                   "paste box matches those records by their message template", err=True)
     r = result.report
     click.echo(f"{len(checked.records)} records, {summary(checked.problems)}; pages: "
                f"{r.written} written, {r.unchanged} unchanged, {r.removed} removed")

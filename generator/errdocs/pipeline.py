@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .load import load
+from .lookup import LookupIndex, build_index
+from .lookup.sitedata import site_data
 from .model import Catalog, build_catalog
 from .problems import Problem, Severity
 from .records import Record
@@ -42,6 +44,10 @@ class Generated:
     """Where everything went."""
     report: WriteReport
     """What changed on disk."""
+    lookup_problems: list[Problem]
+    """Record patterns the lookup could not use (each record is matched by its template)."""
+    unconverted: int
+    """Patterns with no JavaScript form: the site's paste box matches those by template."""
 
 
 def check(paths: Iterable[Path]) -> Checked:
@@ -58,6 +64,14 @@ def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
 
 
 def generate(checked: Checked, out_dir: Path) -> Generated:
-    """Write the generated subtree for already checked records."""
+    """Write the generated subtree for already checked records, with the paste box's data."""
     catalog, pages = pages_for(checked.records)
-    return Generated(checked, catalog, write_pages(out_dir, pages))
+    index = build_index(checked.records, catalog)
+    data = site_data(index)
+    report = write_pages(out_dir, [*pages, *data.pages])
+    return Generated(checked, catalog, report, index.problems, data.unconverted)
+
+
+def index_for_lookup(checked: Checked) -> LookupIndex:
+    """The lookup index of already checked records (pages placed as the site places them)."""
+    return build_index(checked.records, build_catalog(checked.records))
