@@ -10,17 +10,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample.jsonl"
-SEED = ROOT.parent / "shared" / "seed-record.json"
+
+
+def copy_project(dest: Path) -> Path:
+    """A throw-away copy of the project's MkDocs side: mkdocs.yml, docs/ and overrides/."""
+    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    for name in ("docs", "overrides"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("errors"))
+    return dest
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A throw-away copy of the project's MkDocs side: mkdocs.yml, docs/ and overrides/."""
-    for name in ("mkdocs.yml",):
-        shutil.copy(ROOT / name, tmp_path / name)
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("errors"))
-    return tmp_path
+    """A copy of the project in a temporary folder (see :func:`copy_project`)."""
+    return copy_project(tmp_path)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import click
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
 from mkdocs.exceptions import MkDocsException
@@ -54,13 +55,18 @@ def swap_in(staging: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+class _ClickHandler(logging.Handler):
+    """Sends MkDocs' log records to the current stderr (click's, so tests capture them)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        click.echo(self.format(record), err=True)
+
+
 def _show_mkdocs_warnings() -> None:
     """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does."""
     logger = logging.getLogger("mkdocs")
-    if not any(getattr(h, "_errdocs", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
+    if not any(isinstance(h, _ClickHandler) for h in logger.handlers):
+        handler = _ClickHandler(logging.WARNING)
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-        handler.setLevel(logging.WARNING)
-        handler._errdocs = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)

@@ -115,8 +115,7 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     pages = [render_record(r, catalog) for r in records]
     for kind in GroupKind:
         pages.extend(render_group(g) for g in catalog.groups[kind].values())
-        if kind is not GroupKind.REPO or catalog.groups[kind]:
-            pages.append(render_group_list(kind, catalog))
+        pages.append(render_group_list(kind, catalog))  # the nav links all three lists
     pages.append(render_home(catalog))
     return pages
 
