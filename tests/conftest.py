@@ -30,3 +30,19 @@ def project(tmp_path: Path) -> Path:
 def seed_record() -> dict:
     """The seed record (bare, without its envelope), read from the sample dataset's first line."""
     return json.loads(SAMPLE.read_text("utf-8").splitlines()[0])["record"]
+
+
+@pytest.fixture(scope="session")
+def sample_checked():
+    """The sample dataset, checked once per test session."""
+    from errdocs.pipeline import check
+
+    return check([SAMPLE])
+
+
+@pytest.fixture(scope="session")
+def sample_index(sample_checked):
+    """The lookup index of the sample dataset."""
+    from errdocs.pipeline import index_for_lookup
+
+    return index_for_lookup(sample_checked)

@@ -1,7 +1,7 @@
 """The lookup index: every record as the matcher sees it, filed under its rarest words.
 
 A pattern or template match needs every required word of the record in the message (see
-:mod:`.patterns`). Each record is filed under at most :data:`KEYS` of its rarest required words
+:mod:`.patterns`). Each record is filed under one or two of its rarest required words
 (its *keys*), chosen so that any pattern match and any template match implies a key in the
 message. A lookup then checks only the records filed under the message's words instead of
 running every regex. The site's lookup data is split into shards by the same keys.
@@ -25,8 +25,10 @@ from .patterns import (
     template_requirements,
 )
 
-KEYS = 2
-"""Words a record is filed under: the rarest one a match needs, and the next rarest."""
+SECOND_KEY_MAX = 64
+"""A second key (there for the similarity stage) is only used when at most this many records,
+or one in 2,000, have the word: filing records under common words would make every lookup
+with such a word check them all."""
 
 
 @dataclass(frozen=True)
@@ -104,10 +106,11 @@ def build_index(records: Iterable[Record], catalog: Catalog) -> LookupIndex:
     prepared = [_prepare(r, problems) for r in records]
     prepared.sort(key=lambda p: catalog.entries[p.record.id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
+    common = max(SECOND_KEY_MAX, len(prepared) // 2000)
     targets: list[Target] = []
     postings: dict[str, list[int]] = {}
     for position, item in enumerate(prepared):
-        target = _target(item, catalog.entries[item.record.id].path, frequency)
+        target = _target(item, catalog.entries[item.record.id].path, frequency, common)
         targets.append(target)
         for key in target.keys:
             postings.setdefault(key, []).append(position)
@@ -144,7 +147,7 @@ def _all_words(item: _Prepared) -> frozenset[str]:
     return pattern_words | item.template_req.words
 
 
-def _target(item: _Prepared, path: str, frequency: Counter[str]) -> Target:
+def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) -> Target:
     record = item.record
     return Target(
         record_id=record.id,
@@ -156,26 +159,29 @@ def _target(item: _Prepared, path: str, frequency: Counter[str]) -> Target:
         template_chars=item.template_req.literal_chars,
         words=item.template_req.words,
         keys=choose_keys(item.pattern_req.words if item.pattern_req else frozenset(),
-                         item.template_req.words, frequency),
+                         item.template_req.words, frequency, common),
     )
 
 
 def choose_keys(pattern_words: frozenset[str], template_words: frozenset[str],
-                frequency: Counter[str]) -> tuple[str, ...]:
-    """Up to :data:`KEYS` rarest words such that a pattern match and a template match each
-    imply one of them in the message."""
+                frequency: Counter[str], common: int = SECOND_KEY_MAX) -> tuple[str, ...]:
+    """One or two rarest words such that a pattern match and a template match each
+    imply one of them in the message; an optional second key must be in at most ``common``
+    records."""
 
-    def rarest(words: Iterable[str]) -> str | None:
+    def order(word: str) -> tuple[int, int, str]:
         # Rarest first; among equals the longer (more telling), then alphabetical (stable).
-        return min(words, key=lambda w: (frequency[w], -len(w), w), default=None)
+        return (frequency[word], -len(word), word)
 
-    both = pattern_words & template_words
-    first = rarest(both) or rarest(pattern_words) or rarest(template_words)
-    if first is None:
+    candidates = (pattern_words & template_words) or pattern_words or template_words
+    if not candidates:
         return ()
-    rest = (pattern_words | template_words) - {first}
+    first = min(candidates, key=order)
     if template_words and first not in template_words:
-        rest = template_words  # the template stage must find the record too
-    second = rarest(rest)
-    keys = (first,) if second is None else (first, second)
-    return keys[:KEYS]
+        # The template stage must find the record too: file it under a template word.
+        return (first, min(template_words, key=order))
+    rest = (pattern_words | template_words) - {first}
+    second = min(rest, key=order, default=None)
+    if second is None or frequency[second] > common:
+        return (first,)
+    return (first, second)

@@ -89,8 +89,15 @@ def _entry(target: Target) -> tuple[list[object], bool]:
             list(target.keys)], converted
 
 
-def _script(name: str | int, data: object) -> str:
-    """A script registering ``data``. ``ensure_ascii`` keeps it plain ASCII, so no charset
-    or line-separator question arises however the file is served or opened."""
-    body = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+def _script(name: str | int, data: dict[str, object] | list[list[object]]) -> str:
+    """A script registering ``data``, one entry a line (readable diffs). ``ensure_ascii``
+    keeps it plain ASCII, so no charset question arises however the file is opened."""
+    if isinstance(data, dict):
+        body = _json(data)
+    else:
+        body = "[" + ",".join("\n" + _json(entry) for entry in data) + "\n]"
     return f"__errdocsLookup({json.dumps(name)},{body});\n"
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))

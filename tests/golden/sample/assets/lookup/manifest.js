@@ -1,0 +1,1 @@
+__errdocsLookup("manifest",{"version":1,"shards":2,"records":40,"maxWords":16});
