@@ -63,7 +63,7 @@ def convert(source: str) -> JsRegex:
     tree = parse(source)
     flags = tree.state.flags
     names = {number: name for name, number in tree.state.groupdict.items()}
-    emitter = _Emitter(names, bool(flags & sre.SRE_FLAG_IGNORECASE))
+    emitter = _Emitter(names, bool(flags & sre.SRE_FLAG_IGNORECASE), _sure_groups(list(tree)))
     body = emitter.sequence(list(tree), flags)
     return JsRegex(body, "iu" if emitter.ignore_case else "u")
 
@@ -72,6 +72,8 @@ def convert(source: str) -> JsRegex:
 class _Emitter:
     names: dict[int, str]
     ignore_case: bool
+    sure: set[int]
+    """Groups that take part in every match (see :func:`_sure_groups`)."""
 
     def sequence(self, items: list[tuple[object, object]], flags: int) -> str:
         return "".join(self.item(op, av, flags) for op, av in items)
@@ -99,6 +101,8 @@ class _Emitter:
             kind = ("=" if op is sre.ASSERT else "!")
             return f"(?{'<' if direction < 0 else ''}{kind}{self.sequence(list(sub), flags)})"
         if op is sre.GROUPREF:
+            if av not in self.sure:  # Python fails where JavaScript matches the empty string
+                raise Unconvertible("a backreference to a group that may not take part")
             name = self.names.get(av)  # type: ignore[arg-type]
             return f"\\k<{name}>" if name else f"(?:\\{av})"
         raise Unconvertible(f"{str(op).lower()} has no JavaScript equivalent")
@@ -131,12 +135,19 @@ class _Emitter:
     def char_class(self, items: list[tuple[object, object]], flags: int) -> str:
         negate = bool(items) and items[0][0] is sre.NEGATE
         members = items[1:] if negate else items
-        if len(members) == 1 and members[0][0] is sre.CATEGORY:
-            single = _negated_category(members[0][1], flags)  # [\W] and the like
-            if single is not None:
-                return f"[{'' if negate else '^'}{single}]"
-        parts = [_class_member(op, av, flags) for op, av in members]
-        return f"[{'^' if negate else ''}{''.join(parts)}]"
+        simple = [m for m in members if _negated_category(m, flags) is None]
+        complements = [f"[^{_negated_category(m, flags)}]" for m in members
+                       if _negated_category(m, flags) is not None]
+        if not complements:
+            parts = "".join(_class_member(op, av, flags) for op, av in simple)
+            return f"[{'^' if negate else ''}{parts}]"
+        # \W, \D, \S mixed with other members: a class cannot hold their complement, so
+        # spell the class as an alternation of one-character matchers.
+        if simple:
+            complements.insert(0, "[" + "".join(_class_member(o, a, flags) for o, a in simple)
+                               + "]")
+        either = "|".join(complements)
+        return f"(?:(?!{either})[\\s\\S])" if negate else f"(?:{either})"
 
 
 def _class_member(op: object, av: object, flags: int) -> str:
@@ -154,14 +165,15 @@ def _class_member(op: object, av: object, flags: int) -> str:
         }.get(av)  # type: ignore[call-overload]
         if positive is not None:
             return positive
-        if av is sre.CATEGORY_NOT_DIGIT and not ascii_only:
-            return r"\P{Nd}"
-        raise Unconvertible(f"{str(av).lower()} inside a character class")
-    raise Unconvertible(f"{str(op).lower()} inside a character class")
+    raise Unconvertible(f"{str(av).lower()} inside a character class")
 
 
-def _negated_category(category: object, flags: int) -> str | None:
-    """The positive form of ``\\D``/``\\W``/``\\S`` (to print as ``[^...]``)."""
+def _negated_category(member: tuple[object, object], flags: int) -> str | None:
+    """For a ``\\D``/``\\W``/``\\S`` class member, what it excludes (to print as
+    ``[^...]``); ``None`` for any other member."""
+    op, category = member
+    if op is not sre.CATEGORY:
+        return None
     ascii_only = bool(flags & sre.SRE_FLAG_ASCII)
     return {
         sre.CATEGORY_NOT_DIGIT: "0-9" if ascii_only else DIGIT,
@@ -184,6 +196,22 @@ def _anchor(at: object, flags: int) -> str:
     if at not in anchors:
         raise Unconvertible(f"{str(at).lower()} has no JavaScript equivalent")
     return anchors[at]
+
+
+def _sure_groups(items: list[tuple[object, object]]) -> set[int]:
+    """Capture groups that take part in every match: not inside an alternative, an optional
+    repeat or a lookaround. A backreference to any other group can fail in Python where it
+    matches nothing in JavaScript."""
+    sure: set[int] = set()
+    for op, av in items:
+        if op is sre.SUBPATTERN:
+            number, _add, _remove, sub = av  # type: ignore[misc]
+            if number is not None:
+                sure.add(number)
+            sure |= _sure_groups(list(sub))
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
+            sure |= _sure_groups(list(av[2]))  # type: ignore[index]
+    return sure
 
 
 def _is_atom(items: list[tuple[object, object]]) -> bool:
