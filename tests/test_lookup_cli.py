@@ -15,7 +15,8 @@ SEED_URL = "/errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode/"
 
 
 def _lookup(*args: str, stdin: str | None = None):
-    return CliRunner().invoke(main, ["lookup", "--records", str(SAMPLE), *args], input=stdin)
+    return CliRunner().invoke(main, ["lookup", "--no-cache", "--records", str(SAMPLE), *args],
+                              input=stdin)
 
 
 def test_a_concrete_message_prints_its_page() -> None:
@@ -104,18 +105,33 @@ def test_hostile_record_text_cannot_drive_the_terminal(tmp_path: Path) -> None:
     data.write_text(json.dumps({"record": hostile}) + "\n")
     pasted = "\x1b]0;pwned\x07Boom now \u202etxt.exe"
     for args in ([pasted], ["--show", pasted]):
-        result = CliRunner().invoke(main, ["lookup", "--records", str(data), *args])
+        result = CliRunner().invoke(main, ["lookup", "--no-cache", "--records", str(data),
+                                           *args])
         assert result.exit_code == 0, result.output
         assert "\x1b" not in result.stdout and "\u202e" not in result.stdout
         assert "\\u001b" in result.stdout and "\\u202e" in result.stdout
 
 
-def test_a_bad_pattern_is_reported_once(tmp_path: Path) -> None:
+def test_the_index_is_cached_and_a_bad_pattern_reported_once(tmp_path: Path) -> None:
     bad = {"id": "b1", "repo": "o/r", "slug": "b", "errorMessage": "Queue {q} is full",
            "messagePattern": "Queue (?P<q>\\w+ is full"}
     data = tmp_path / "b.jsonl"
     data.write_text(json.dumps({"record": bad}) + "\n")
-    result = CliRunner().invoke(main, ["lookup", "--records", str(data), "Queue jobs is full"])
-    assert result.exit_code == 0
-    assert result.stderr.count("field 'messagePattern'") == 1
-    assert 'its message template matches "Queue jobs is full"' in result.stdout
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        args = ["lookup", "--records", str(data), "Queue jobs is full"]
+        first, second = runner.invoke(main, args), runner.invoke(main, args)
+        assert len(list(Path(".errdocs/lookup").glob("*.json.gz"))) == 1
+        assert [first.exit_code, second.exit_code] == [0, 0]
+        assert first.stderr.count("field 'messagePattern'") == 1
+        assert second.stderr == ""  # read from the cache: nothing new to report
+        assert first.stdout == second.stdout
+        assert 'its message template matches "Queue jobs is full"' in first.stdout
+        show = runner.invoke(main, ["lookup", "--show", "-r", str(data), "Queue a is full"])
+        assert show.stdout.startswith("Queue {q} is full\n")  # the record, read again
+        # A changed input is read again.
+        changed = {**bad, "errorMessage": "Pool {q} is full"}
+        data.write_text(json.dumps({"record": changed}) + "\n")
+        third = runner.invoke(main, args)
+        assert third.stderr.count("field 'messagePattern'") == 1
+        assert "   message:    Pool {q} is full\n" in third.stdout

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from errdocs.lookup import lookup
+from errdocs.lookup import build_index, lookup
 from errdocs.lookup.extract import candidates
 from errdocs.lookup.jsregex import Unconvertible, convert
 from errdocs.lookup.match import lookup_words
 from errdocs.lookup.patterns import template_regex, template_requirements
 from errdocs.lookup.sitedata import shard_of, site_data
 from errdocs.lookup.tokens import fnv1a, tokens
+from errdocs.model import build_catalog
 
 from .conftest import ROOT
 from .nodejs import needs_node, run_node
@@ -83,9 +84,12 @@ def test_helpers_agree_with_python() -> None:
 
 
 @pytest.fixture(scope="module")
-def data_dir(sample_index, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def data_dir(sample_checked, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("data")
-    for page in site_data(sample_index).pages:
+    records = sample_checked.records
+    data = site_data(build_index(records, build_catalog(records), javascript=True))
+    assert data.unconverted == 0
+    for page in data.pages:
         target = root / page.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(page.content, "utf-8")

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from .build import BuildError, build_site
-from .lookup import lookup, report
+from .lookup import lookup, report, store
 from .lookup.show import show as show_page
-from .pipeline import Checked, check, generate, index_for_lookup
+from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
 from .settings import SAMPLE_DATASET, Settings, load_settings
 
@@ -86,25 +86,28 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> 
 @click.option("--limit", "-n", type=click.IntRange(min=1), default=5, show_default=True,
               help="How many matches to print.")
 @click.option("--show", is_flag=True, help="Print the best match's page in the terminal.")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help=f"Keep the index of the records in {store.CACHE_DIR}/ between calls.")
 def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bool, limit: int,
-                   show: bool) -> None:
+                   show: bool, cache: bool) -> None:
     """Find the page of an error message or a pasted traceback (TEXT, or - for stdin).
 
     Exits with 1 when nothing matches.
     """
     pasted = click.get_text_stream("stdin").read() if text == ("-",) else " ".join(text)
-    paths = records or (_sample_dataset(),)
-    checked = check(paths)
-    if checked.problems:
-        click.echo(f"{summary(checked.problems)} in the records (errdocs check shows them)",
+    opened = open_lookup_index(records or (_sample_dataset(),), store.CACHE_DIR if cache else None)
+    if opened.record_problems:
+        click.echo(f"{summary(opened.record_problems)} in the records (errdocs check shows them)",
                    err=True)
-    index = index_for_lookup(checked)
-    for problem in index.problems:  # once each: bad patterns fall back to their template
+    for problem in opened.index.problems:  # once: a cached index does not repeat them
         click.echo(str(problem), err=True)
-    matches = lookup(index, pasted, limit=limit)
+    matches = lookup(opened.index, pasted, limit=limit)
     if show and matches:
-        by_id = {r.id: r for r in checked.records}
-        click.echo(show_page(by_id[matches[0].target.record_id], matches[0]), nl=False)
+        record = record_at(matches[0].target.origin)
+        if record is None:
+            raise click.ClickException(f"{matches[0].target.origin}: the record is no longer "
+                                       "there; run again with --no-cache")
+        click.echo(show_page(record, matches[0]), nl=False)
     elif as_json:
         click.echo(report.as_json(matches))
     elif matches:

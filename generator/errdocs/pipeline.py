@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .load import load
-from .lookup import LookupIndex, build_index
+from .load import RawItem, load, load_file
+from .lookup import LookupIndex, build_index, store
 from .lookup.sitedata import site_data
 from .model import Catalog, build_catalog
 from .problems import Problem, Severity
-from .records import Record
+from .records import Origin, Record
 from .render import Page, render_all
 from .validate import Validator
 from .write import WriteReport, write_pages
@@ -66,7 +66,7 @@ def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
 def generate(checked: Checked, out_dir: Path) -> Generated:
     """Write the generated subtree for already checked records, with the paste box's data."""
     catalog, pages = pages_for(checked.records)
-    index = build_index(checked.records, catalog)
+    index = build_index(checked.records, catalog, javascript=True)
     data = site_data(index)
     report = write_pages(out_dir, [*pages, *data.pages])
     return Generated(checked, catalog, report, index.problems, data.unconverted)
@@ -75,3 +75,39 @@ def generate(checked: Checked, out_dir: Path) -> Generated:
 def index_for_lookup(checked: Checked) -> LookupIndex:
     """The lookup index of already checked records (pages placed as the site places them)."""
     return build_index(checked.records, build_catalog(checked.records))
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A lookup index ready to use."""
+
+    index: LookupIndex
+    """The index; its ``problems`` are only set when it was just built."""
+    record_problems: list[Problem]
+    """What was wrong with the records, when they were just read (empty from the cache)."""
+    cached: bool
+    """True when it was read from the cache instead of built."""
+
+
+def open_lookup_index(paths: Iterable[Path], cache_dir: Path | None) -> Opened:
+    """The index of ``paths``: from ``cache_dir`` when it is up to date there, else built
+    (and saved there). ``cache_dir=None`` always builds and saves nothing."""
+    paths = list(paths)
+    if cache_dir is not None:
+        file, file_stamp = store.cache_file(paths, cache_dir), store.stamp(paths)
+        cached = store.load(file, file_stamp)
+        if cached is not None:
+            return Opened(cached, [], cached=True)
+    checked = check(paths)
+    index = index_for_lookup(checked)
+    if cache_dir is not None:
+        store.save(index, file, file_stamp)
+    return Opened(index, checked.problems, cached=False)
+
+
+def record_at(origin: Origin) -> Record | None:
+    """The record read from ``origin`` (file and line), read and checked again."""
+    for item in load_file(Path(origin.path)):
+        if isinstance(item, RawItem) and item.origin == origin:
+            return Validator().validate(item)
+    return None

@@ -16,22 +16,27 @@ from dataclasses import dataclass, field
 
 from ..model import Catalog
 from ..problems import Problem, Severity
-from ..records import Record
+from ..records import Origin, Record
+from .jsregex import JsRegex, Unconvertible, from_tree
 from .patterns import (
     Requirements,
+    SubPattern,
+    guarded,
     parse,
     pattern_requirements,
     template_regex,
     template_requirements,
 )
 
+COMPILED_CACHE = 20_000
+"""Compiled regexes kept between lookups."""
 SECOND_KEY_MAX = 64
 """A second key (there for the similarity stage) is only used when at most this many records,
 or one in 2,000, have the word: filing records under common words would make every lookup
 with such a word check them all."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Target:
     """One record, ready to be matched."""
 
@@ -50,9 +55,16 @@ class Target:
     template_chars: int
     """Literal characters of the template."""
     words: frozenset[str]
-    """The template's literal words, compared by the similarity stage."""
+    """The template's words: a template match contains them all; the similarity stage
+    compares them with the message's."""
+    pattern_words: frozenset[str]
+    """Words a pattern match contains (the same object as :attr:`words` when equal)."""
     keys: tuple[str, ...]
     """The words it is filed under."""
+    origin: Origin
+    """Where the record was read from (to read it again for ``--show``)."""
+    javascript: JsRegex | None = None
+    """The pattern for the browser, when asked for and the pattern has one."""
 
     @property
     def url(self) -> str:
@@ -63,6 +75,16 @@ class Target:
     def template(self) -> str:
         """Regex of the message template (see :func:`.patterns.template_regex`)."""
         return template_regex(self.message)
+
+    @property
+    def pattern_search(self) -> str | None:
+        """The pattern's form for matching part of a message (see :func:`.patterns.guarded`)."""
+        return guarded(self.pattern) if self.pattern is not None else None
+
+    @property
+    def template_search(self) -> str:
+        """The template's form for matching part of a message."""
+        return guarded(self.template)
 
 
 @dataclass
@@ -77,10 +99,22 @@ class LookupIndex:
     """Bad or useless patterns, one each (those records are matched by their template)."""
     _compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
 
+    @classmethod
+    def of(cls, targets: list[Target], problems: list[Problem]) -> LookupIndex:
+        """The index of ``targets`` (in their order), with the postings of their keys."""
+        postings: dict[str, list[int]] = {}
+        for position, target in enumerate(targets):
+            for key in target.keys:
+                postings.setdefault(key, []).append(position)
+        return cls(targets, postings, problems)
+
     def regex(self, source: str) -> re.Pattern[str]:
-        """The compiled regex for a pattern or template source (compiled once)."""
+        """The compiled regex for a source :func:`.patterns.parse` accepted (compiled when
+        first needed: compiling every pattern up front would take minutes at scale)."""
         compiled = self._compiled.get(source)
         if compiled is None:
+            if len(self._compiled) >= COMPILED_CACHE:
+                self._compiled.clear()
             compiled = self._compiled[source] = re.compile(source)
         return compiled
 
@@ -98,34 +132,32 @@ class _Prepared:
     pattern: str | None
     pattern_req: Requirements | None
     template_req: Requirements
+    javascript: JsRegex | None = None
 
 
-def build_index(records: Iterable[Record], catalog: Catalog) -> LookupIndex:
-    """Index ``records`` (whose pages ``catalog`` placed)."""
+def build_index(records: Iterable[Record], catalog: Catalog, *,
+                javascript: bool = False) -> LookupIndex:
+    """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
+    the patterns for the browser (parsing each pattern once for both)."""
     problems: list[Problem] = []
-    prepared = [_prepare(r, problems) for r in records]
+    prepared = [_prepare(r, problems, javascript) for r in records]
     prepared.sort(key=lambda p: catalog.entries[p.record.id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
     common = max(SECOND_KEY_MAX, len(prepared) // 2000)
-    targets: list[Target] = []
-    postings: dict[str, list[int]] = {}
-    for position, item in enumerate(prepared):
-        target = _target(item, catalog.entries[item.record.id].path, frequency, common)
-        targets.append(target)
-        for key in target.keys:
-            postings.setdefault(key, []).append(position)
-    return LookupIndex(targets, postings, problems)
+    targets = [_target(item, catalog.entries[item.record.id].path, frequency, common)
+               for item in prepared]
+    return LookupIndex.of(targets, problems)
 
 
-def _prepare(record: Record, problems: list[Problem]) -> _Prepared:
+def _prepare(record: Record, problems: list[Problem], javascript: bool) -> _Prepared:
     """Read the record's pattern; a bad or useless one is reported and set aside."""
     template_req = template_requirements(record.error_message)
     source = record.message_pattern
     if not source or not source.strip():
         return _Prepared(record, None, None, template_req)
     try:
-        re.compile(source)
-        requirements = pattern_requirements(parse(source))
+        tree = parse(source)
+        requirements = pattern_requirements(tree)
     except (re.error, RecursionError, OverflowError) as exc:
         problems.append(_problem(record, f"does not compile ({exc}); it is matched by its "
                                  "message template instead"))
@@ -134,7 +166,15 @@ def _prepare(record: Record, problems: list[Problem]) -> _Prepared:
         problems.append(_problem(record, "requires no whole word, so it would match almost any "
                                  "message; it is matched by its message template instead"))
         return _Prepared(record, None, None, template_req)
-    return _Prepared(record, source, requirements, template_req)
+    return _Prepared(record, source, requirements, template_req,
+                     _javascript(tree) if javascript else None)
+
+
+def _javascript(tree: SubPattern) -> JsRegex | None:
+    try:
+        return from_tree(tree)
+    except Unconvertible:
+        return None  # the browser matches the record by its template
 
 
 def _problem(record: Record, text: str) -> Problem:
@@ -149,6 +189,8 @@ def _all_words(item: _Prepared) -> frozenset[str]:
 
 def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) -> Target:
     record = item.record
+    words = item.template_req.words
+    pattern_words = item.pattern_req.words if item.pattern_req else frozenset()
     return Target(
         record_id=record.id,
         path=path,
@@ -157,9 +199,11 @@ def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) ->
         pattern=item.pattern,
         pattern_chars=item.pattern_req.literal_chars if item.pattern_req else 0,
         template_chars=item.template_req.literal_chars,
-        words=item.template_req.words,
-        keys=choose_keys(item.pattern_req.words if item.pattern_req else frozenset(),
-                         item.template_req.words, frequency, common),
+        words=words,
+        pattern_words=words if pattern_words == words else pattern_words,
+        keys=choose_keys(pattern_words, words, frequency, common),
+        origin=record.origin,
+        javascript=item.javascript,
     )
 
 

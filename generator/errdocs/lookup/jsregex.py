@@ -24,7 +24,7 @@ import re
 import re._constants as sre  # opcodes of the parse tree (see patterns.py)
 from dataclasses import dataclass
 
-from .patterns import parse
+from .patterns import SubPattern, parse
 
 
 class Unconvertible(Exception):
@@ -60,7 +60,11 @@ _ENGLISH = re.compile(r"[ -~]")
 def convert(source: str) -> JsRegex:
     """The JavaScript form of a Python pattern; :class:`Unconvertible` or :class:`re.error`
     when there is none."""
-    tree = parse(source)
+    return from_tree(parse(source))
+
+
+def from_tree(tree: SubPattern) -> JsRegex:
+    """The JavaScript form of a parsed Python pattern; :class:`Unconvertible` when none."""
     flags = tree.state.flags
     names = {number: name for name, number in tree.state.groupdict.items()}
     emitter = _Emitter(names, bool(flags & sre.SRE_FLAG_IGNORECASE), _sure_groups(list(tree)))
@@ -141,6 +145,9 @@ class _Emitter:
         if not complements:
             parts = "".join(_class_member(op, av, flags) for op, av in simple)
             return f"[{'^' if negate else ''}{parts}]"
+        if not simple and len(complements) == 1:  # \S is [^\s...], and [^\S] is [\s...]
+            excluded = _negated_category(members[0], flags)
+            return f"[{excluded}]" if negate else f"[^{excluded}]"
         # \W, \D, \S mixed with other members: a class cannot hold their complement, so
         # spell the class as an alternation of one-character matchers.
         if simple:

@@ -96,25 +96,29 @@ def _exact(index: LookupIndex, target: Target, messages: list[str],
     for number, (message, message_words) in enumerate(zip(messages, words, strict=True)):
         if not message_words.intersection(target.keys):
             continue  # cannot match: every match contains a key
-        match = _on_message(index, target, message)
+        match = _on_message(index, target, message, message_words)
         if match is not None:
             found.append(Match(target, match[0], match[1], number, message))
     return min(found, key=lambda m: m.rank_key, default=None)
 
 
-def _on_message(index: LookupIndex, target: Target, message: str) -> tuple[How, float] | None:
+def _on_message(index: LookupIndex, target: Target, message: str,
+                message_words: frozenset[str]) -> tuple[How, float] | None:
+    # A match contains every required word, so a missing word rules it out without running
+    # the regex (the browser runs it; the result is the same).
+    pattern = target.pattern if target.pattern and target.pattern_words <= message_words \
+        else None
+    template = target.words and target.words <= message_words
     length = max(len(message), 1)
-    pattern = index.regex(target.pattern) if target.pattern else None
-    template = index.regex(target.template) if target.words else None
     pattern_score = min(1.0, target.pattern_chars / length)
     template_score = min(1.0, target.template_chars / length)
-    if pattern is not None and pattern.fullmatch(message):
+    if pattern and index.regex(pattern).fullmatch(message):
         return How.PATTERN, pattern_score
-    if template is not None and template.fullmatch(message):
+    if template and index.regex(target.template).fullmatch(message):
         return How.TEMPLATE, template_score
-    if pattern is not None and pattern.search(message):
+    if pattern and index.regex(target.pattern_search).search(message):  # type: ignore[arg-type]
         return How.PATTERN_PART, pattern_score
-    if template is not None and template.search(message):
+    if template and index.regex(target.template_search).search(message):
         return How.TEMPLATE_PART, template_score
     return None
 

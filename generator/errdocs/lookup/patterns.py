@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 import re._constants as sre  # the parse tree's opcodes; private, but stable across 3.11-3.13
 import re._parser as sre_parse
+import sys
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .tokens import is_token_char
 
@@ -24,11 +26,20 @@ not whole words of the message."""
 BOUNDARY = object()
 """A piece that never holds a token character (``\\s+``, ``^``, ``\\b``)."""
 Piece = str | object
+SubPattern = sre_parse.SubPattern
+"""A parsed regex."""
 
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 """``{name}`` in a template; ``{{`` and ``}}`` are literal braces (format-string style)."""
 _SPACE_RUN = re.compile(r"[ \t\n\r\f\v]+")  # spelled out: the same in lookup.js
 _TEMPLATE_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
+
+_LEADING_FLAGS = re.compile(r"^(?:\(\?[aiLmsux]+\))+")
+GUARD_BEFORE = "(?<![A-Za-z0-9_])"
+"""Put before a pattern searched for inside a message: the match starts a word..."""
+GUARD_AFTER = "(?![A-Za-z0-9_])"
+"""...and ends one, so the words at its edges are whole words of the message (as the index
+assumes). ``lookup.js`` adds the same guards."""
 
 _ANCHORS = frozenset({sre.AT_BEGINNING, sre.AT_BEGINNING_STRING, sre.AT_END,
                       sre.AT_END_STRING, sre.AT_BOUNDARY})
@@ -46,12 +57,53 @@ class Requirements:
     """Required literal characters: the larger, the more specific a match."""
 
 
-def parse(source: str) -> sre_parse.SubPattern:
-    """Parse a Python regex; raises :class:`re.error` when it is not one."""
-    return sre_parse.parse(source)
+def parse(source: str) -> SubPattern:
+    """Parse a Python regex; raises :class:`re.error` when ``re.compile`` would, without the
+    cost of compiling (compiled patterns are made when a lookup needs them)."""
+    tree = sre_parse.parse(source)
+    if "(?<=" in source or "(?<!" in source:
+        _check_lookbehinds(list(tree))
+    return tree
 
 
-def pattern_requirements(tree: sre_parse.SubPattern) -> Requirements:
+def _check_lookbehinds(items: list[tuple[object, object]]) -> None:
+    """The one check ``re`` makes when compiling rather than parsing."""
+    for op, av in items:
+        if op in (sre.ASSERT, sre.ASSERT_NOT) and av[0] < 0:  # type: ignore[index]
+            low, high = av[1].getwidth()  # type: ignore[index]
+            if low != high:
+                raise re.error("look-behind requires fixed-width pattern")
+        for sub in _children(op, av):
+            _check_lookbehinds(list(sub))
+
+
+def _children(op: object, av: object) -> list[object]:
+    if op in (sre.ASSERT, sre.ASSERT_NOT):
+        return [av[1]]  # type: ignore[index]
+    if op is sre.SUBPATTERN:
+        return [av[3]]  # type: ignore[index]
+    if op in _REPEATS:
+        return [av[2]]  # type: ignore[index]
+    if op is sre.ATOMIC_GROUP:
+        return [av]
+    if op is sre.BRANCH:
+        return list(av[1])  # type: ignore[index]
+    if op is sre.GROUPREF_EXISTS:
+        return [a for a in av[1:] if a is not None]  # type: ignore[index]
+    return []
+
+
+def guarded(source: str) -> str:
+    """The search form of a Python pattern: :data:`GUARD_BEFORE` + pattern +
+    :data:`GUARD_AFTER`, keeping leading global flags such as ``(?i)`` in front."""
+    flags = _LEADING_FLAGS.match(source)
+    lead = flags.group() if flags else ""
+    body = source[len(lead):]
+    end = "\n" if "x" in lead else ""  # a verbose pattern may end inside a # comment
+    return f"{lead}{GUARD_BEFORE}(?:{body}{end}){GUARD_AFTER}"
+
+
+def pattern_requirements(tree: SubPattern) -> Requirements:
     """Required words and literal characters of a parsed pattern."""
     return _requirements(list(_pieces(list(tree), tree.state.flags)))
 
@@ -107,7 +159,7 @@ def _requirements(pieces: list[Piece]) -> Requirements:
                 continue
         closes_word = piece is BOUNDARY or isinstance(piece, str)
         if run and bounded_before and closes_word:
-            words.add("".join(run).lower())
+            words.add(sys.intern("".join(run).lower()))  # shared by the records using it
         run = []
         bounded_before = closes_word
     return Requirements(frozenset(words), literal_chars)
@@ -144,8 +196,14 @@ def _never_token(items: list[tuple[object, object]], flags: int) -> bool:
     if op is sre.LITERAL:
         return not is_token_char(chr(av))  # type: ignore[arg-type]
     if op is sre.IN:
-        return not any(_class_matches(av, c, flags) for c in _TOKEN_CHARS)  # type: ignore[arg-type]
+        return _class_never_token(tuple(av), flags & sre.SRE_FLAG_IGNORECASE)  # type: ignore[arg-type]
     return False
+
+
+@lru_cache(maxsize=4096)
+def _class_never_token(items: tuple[tuple[object, object], ...], ignore_case: int) -> bool:
+    """Whether a character class matches no token character (classes repeat a lot)."""
+    return not any(_class_matches(list(items), c, ignore_case) for c in _TOKEN_CHARS)
 
 
 def _class_matches(items: list[tuple[object, object]], char: str, flags: int) -> bool:
@@ -164,12 +222,13 @@ def _class_item(op: object, av: object, char: str) -> bool:
         low, high = av  # type: ignore[misc]
         return low <= code <= high
     if op is sre.CATEGORY:
-        return bool(re.match(_CATEGORY_REGEX.get(av, "(?!)"), char))  # type: ignore[arg-type]
+        return char in _CATEGORY_CHARS.get(av, "")  # type: ignore[call-overload]
     return False
 
 
-_CATEGORY_REGEX = {
-    sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D",
-    sre.CATEGORY_SPACE: r"\s", sre.CATEGORY_NOT_SPACE: r"\S",
-    sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W",
+# The token characters each category matches (a token character is never a space).
+_CATEGORY_CHARS = {
+    sre.CATEGORY_DIGIT: "0123456789", sre.CATEGORY_NOT_DIGIT: _TOKEN_CHARS[:52] + "_",
+    sre.CATEGORY_SPACE: "", sre.CATEGORY_NOT_SPACE: _TOKEN_CHARS,
+    sre.CATEGORY_WORD: _TOKEN_CHARS, sre.CATEGORY_NOT_WORD: "",
 }

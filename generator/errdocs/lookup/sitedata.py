@@ -9,12 +9,10 @@ message. Files are scripts that call ``__errdocsLookup(name, data)`` rather than
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
 from ..render import Page
 from .index import LookupIndex, Target
-from .jsregex import Unconvertible, convert
 from .match import MAX_WORDS
 from .tokens import fnv1a
 
@@ -55,7 +53,7 @@ def shard_path(shard: int) -> str:
 
 
 def site_data(index: LookupIndex) -> SiteData:
-    """Every data file of the paste box for ``index``."""
+    """Every data file of the paste box for ``index`` (built with ``javascript=True``)."""
     total = sum(len(t.keys) for t in index.targets)
     shards = shard_count(total)
     contents: list[list[list[object]]] = [[] for _ in range(shards)]
@@ -75,18 +73,11 @@ def site_data(index: LookupIndex) -> SiteData:
 def _entry(target: Target) -> tuple[list[object], bool]:
     """``[page, repo, message, js pattern, js flags, pattern chars, keys]``; the pattern is
     ``null`` when the record has none usable in JavaScript."""
-    source: str | None = None
-    flags = ""
-    converted = True
-    if target.pattern is not None:
-        try:
-            js = convert(target.pattern)
-            source, flags = js.source, js.flags
-        except (Unconvertible, re.error, RecursionError):
-            converted = False
+    js = target.javascript
+    source, flags = (js.source, js.flags) if js is not None else (None, "")
     page = target.path.removesuffix(".md")
     return [page, target.repo, target.message, source, flags, target.pattern_chars,
-            list(target.keys)], converted
+            list(target.keys)], target.pattern is None or js is not None
 
 
 def _script(name: str | int, data: dict[str, object] | list[list[object]]) -> str:

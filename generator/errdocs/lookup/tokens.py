@@ -18,9 +18,13 @@ def tokens(text: str) -> list[str]:
     return [t.lower() for t in TOKEN.findall(text)]
 
 
+TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+"""The characters of tokens."""
+
+
 def is_token_char(char: str) -> bool:
     """Whether ``char`` can be part of a token."""
-    return bool(TOKEN.fullmatch(char))
+    return char in TOKEN_CHARS
 
 
 def fnv1a(text: str) -> int:

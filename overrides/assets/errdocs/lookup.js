@@ -136,6 +136,8 @@
   var PLACEHOLDER = /\{\{|\}\}|\{[^{}]*\}/g;
   var TEMPLATE_SPECIAL = "\\^$.|?*+()[]{}/";
   var WILD = {}, BOUNDARY = {};
+  /* A match inside a message starts and ends a word (patterns.py: guarded). */
+  var GUARD_BEFORE = "(?<![A-Za-z0-9_])", GUARD_AFTER = "(?![A-Za-z0-9_])";
 
   function escapeLiteral(text) {
     return text.split(/[ \t\n\r\f\v]+/).map(function (part) {
@@ -228,7 +230,8 @@
     };
     if (entry[3] !== null) {
       try {
-        prepared.pattern = new RegExp(entry[3], entry[4]);
+        prepared.pattern = new RegExp(GUARD_BEFORE + "(?:" + entry[3] + ")" + GUARD_AFTER,
+                                      entry[4]);
         prepared.patternWhole = new RegExp("^(?:" + entry[3] + ")$", entry[4]);
       } catch (e) {
         prepared.pattern = prepared.patternWhole = null;  // matched by its template instead
@@ -236,7 +239,7 @@
     }
     if (Object.keys(template.words).length) {
       var source = templateRegex(entry[2]);
-      prepared.template = new RegExp(source, "u");
+      prepared.template = new RegExp(GUARD_BEFORE + "(?:" + source + ")" + GUARD_AFTER, "u");
       prepared.templateWhole = new RegExp("^(?:" + source + ")$", "u");
     }
     return prepared;
