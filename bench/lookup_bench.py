@@ -16,6 +16,7 @@ and a tenth reworded (a word dropped).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import resource
@@ -60,7 +61,7 @@ def vocabulary(rng: random.Random, size: int) -> list[str]:
     return COMMON + sorted(words)
 
 
-def make_record(rng: random.Random, number: int, words: list[str], weights: list[float],
+def make_record(rng: random.Random, number: int, words: list[str], cumulative: list[float],
                 repos: int) -> Synthetic:
     repo = f"owner{number % repos}/repo{number % repos}"
     if rng.random() < 0.02:
@@ -68,7 +69,7 @@ def make_record(rng: random.Random, number: int, words: list[str], weights: list
         concrete = template.replace("{x}", f"k{rng.randint(0, 99)}").replace("{n}", "30")
         pattern = template.replace("{x}", "(.+)").replace("{n}", r"(\d+)")
     else:
-        parts = rng.choices(words, weights, k=rng.randint(3, 9))
+        parts = rng.choices(words, cum_weights=cumulative, k=rng.randint(3, 9))
         template_parts, pattern_parts, concrete_parts = list(parts), list(parts), list(parts)
         for number in range(rng.randint(1, 3)):
             at = rng.randint(0, len(template_parts))
@@ -92,7 +93,8 @@ def generate(count: int, seed: int) -> list[Synthetic]:
     rng = random.Random(seed)
     words = vocabulary(rng, max(2000, count // 10))
     weights = [1 / (rank + 1) ** 0.9 for rank in range(len(words))]  # Zipf-like
-    return [make_record(rng, n, words, weights, max(1, count // 100)) for n in range(count)]
+    cumulative = list(itertools.accumulate(weights))
+    return [make_record(rng, n, words, cumulative, max(1, count // 100)) for n in range(count)]
 
 
 def query_of(rng: random.Random, item: Synthetic) -> tuple[str, str]:

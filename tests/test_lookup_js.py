@@ -20,6 +20,7 @@ from errdocs.lookup.tokens import fnv1a, tokens
 from errdocs.model import build_catalog
 
 from .conftest import ROOT
+from .helpers import record
 from .nodejs import needs_node, run_node
 
 pytestmark = needs_node
@@ -83,10 +84,7 @@ def test_helpers_agree_with_python() -> None:
         for t in TEXTS]
 
 
-@pytest.fixture(scope="module")
-def data_dir(sample_checked, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("data")
-    records = sample_checked.records
+def _write_data(records: list, root: Path) -> Path:
     data = site_data(build_index(records, build_catalog(records), javascript=True))
     assert data.unconverted == 0
     for page in data.pages:
@@ -96,14 +94,40 @@ def data_dir(sample_checked, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "assets" / "lookup"
 
 
+@pytest.fixture(scope="module")
+def data_dir(sample_checked, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _write_data(sample_checked.records, tmp_path_factory.mktemp("data"))
+
+
 def test_rankings_agree_with_python(sample_index, data_dir: Path) -> None:
-    answer = run_node({"mode": "rank", "dataDir": str(data_dir), "texts": TEXTS, "limit": 10})
+    _assert_same_rankings(sample_index, data_dir, TEXTS)
+
+
+def test_records_sharing_a_message_agree_with_python(tmp_path: Path) -> None:
+    # One generic message in several repositories is one entry of the data with many pages;
+    # "Big/Repo" is not spelled as its folder "big/repo".
+    records = [record(f"g{n}", repo=repo, slug="refused", error_message="connection refused",
+                      message_pattern="connection refused")
+               for n, repo in enumerate(["a/one", "Big/Repo", "c/three", "d/four"])]
+    records.append(record("x1", repo="a/one", slug="other", error_message="refused by {peer}"))
+    data_dir = _write_data(records, tmp_path)
+    assert "[\"big/repo/refused\",\"Big/Repo\"]" in "".join(
+        p.read_text() for p in data_dir.glob("s*.js"))
+    index = build_index(records, build_catalog(records))
+    assert [m.target.repo for m in lookup(index, "connection refused")][:4] == [
+        "a/one", "Big/Repo", "c/three", "d/four"]
+    _assert_same_rankings(index, data_dir, ["connection refused", "refused by server",
+                                            "Error: connection refused by peer"])
+
+
+def _assert_same_rankings(index, data_dir: Path, texts: list[str]) -> None:
+    answer = run_node({"mode": "rank", "dataDir": str(data_dir), "texts": texts, "limit": 10})
     shards = json.loads(re.search(r'"shards":(\d+)', (data_dir / "manifest.js").read_text())[0]
                         .join("{}"))["shards"]
-    for text, got in zip(TEXTS, answer, strict=True):
+    for text, got in zip(texts, answer, strict=True):
         expected = [{"url": m.target.url, "how": m.how.value, "score": m.score,
                      "candidate": m.candidate, "message": m.message}
-                    for m in lookup(sample_index, text, limit=10)]
+                    for m in lookup(index, text, limit=10)]
         assert got["matches"] == expected, text
         wanted = sorted({shard_of(w, shards) for w in lookup_words(candidates(text))})
         assert got["shards"] == wanted

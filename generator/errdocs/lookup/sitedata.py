@@ -18,10 +18,11 @@ from .tokens import fnv1a
 
 FOLDER = "assets/lookup"
 """Where the data goes in the generated subtree (``assets`` is never a repository folder)."""
-VERSION = 1
+VERSION = 2
 """Format of the data; ``lookup.js`` refuses other versions."""
-ENTRIES_PER_SHARD = 48
-"""Average entries per shard (about 10 KB); the shard count is a power of two."""
+ENTRIES_PER_SHARD = 24
+"""Average entries per shard (about 4 KB); the shard count is a power of two. A lookup loads
+one shard per word of the message (see :data:`.match.MAX_WORDS`)."""
 
 
 @dataclass(frozen=True)
@@ -56,28 +57,37 @@ def site_data(index: LookupIndex) -> SiteData:
     """Every data file of the paste box for ``index`` (built with ``javascript=True``)."""
     total = sum(len(t.keys) for t in index.targets)
     shards = shard_count(total)
-    contents: list[list[list[object]]] = [[] for _ in range(shards)]
+    # Per shard: the matching data of an entry -> its pages. Records with the same message,
+    # pattern and keys (a generic message raised in many repositories) share one entry.
+    contents: list[dict[tuple[object, ...], list[object]]] = [{} for _ in range(shards)]
     unconverted = 0
     for target in index.targets:
-        entry, converted = _entry(target)
-        unconverted += not converted
+        js = target.javascript
+        unconverted += target.pattern is not None and js is None
+        matching = (target.message, js.source if js else None, js.flags if js else "",
+                    target.pattern_chars, tuple(target.keys))
         for shard in sorted({shard_of(k, shards) for k in target.keys}):
-            contents[shard].append(entry)
+            contents[shard].setdefault(matching, []).append(_page(target))
     manifest = {"version": VERSION, "shards": shards, "records": len(index.targets),
                 "maxWords": MAX_WORDS}
     pages = [Page(f"{FOLDER}/manifest.js", _script("manifest", manifest))]
-    pages += [Page(shard_path(n), _script(n, entries)) for n, entries in enumerate(contents)]
+    pages += [Page(shard_path(n), _script(n, [_entry(m, p) for m, p in entries.items()]))
+              for n, entries in enumerate(contents)]
     return SiteData(pages, unconverted)
 
 
-def _entry(target: Target) -> tuple[list[object], bool]:
-    """``[page, repo, message, js pattern, js flags, pattern chars, keys]``; the pattern is
-    ``null`` when the record has none usable in JavaScript."""
-    js = target.javascript
-    source, flags = (js.source, js.flags) if js is not None else (None, "")
+def _page(target: Target) -> str | list[str]:
+    """The page path without ``.md``, with the repository's name when the path does not show
+    it as written (``Owner/Repo`` is in folder ``owner/repo``)."""
     page = target.path.removesuffix(".md")
-    return [page, target.repo, target.message, source, flags, target.pattern_chars,
-            list(target.keys)], target.pattern is None or js is not None
+    return page if page.startswith(target.repo + "/") else [page, target.repo]
+
+
+def _entry(matching: tuple[object, ...], pages: list[object]) -> list[object]:
+    """``[pages, message, js pattern, js flags, pattern chars, keys]``; the pattern is ``null``
+    when the record has none usable in JavaScript (the browser matches its template)."""
+    message, source, flags, chars, keys = matching
+    return [pages, message, source, flags, chars, list(keys)]  # type: ignore[call-overload]
 
 
 def _script(name: str | int, data: dict[str, object] | list[list[object]]) -> str:

@@ -220,29 +220,41 @@
     return 5 * precision * recall / (4 * precision + recall);
   }
 
-  /* A record of the data: [page, repo, message, js pattern, js flags, pattern chars, keys]. */
+  /*
+   * An entry of the data: [pages, message, js pattern, js flags, pattern chars, keys], pages
+   * being "owner/repo/slug" or ["owner/repo/slug", "Owner/Repo"] (sitedata.py). One prepared
+   * matcher serves all its pages.
+   */
   function prepare(entry) {
-    var template = requirements(templatePieces(entry[2]));
+    var template = requirements(templatePieces(entry[1]));
     var prepared = {
-      page: entry[0], repo: entry[1], message: entry[2], keys: entry[6],
-      patternChars: entry[5], templateChars: template.literalChars, words: template.words,
+      message: entry[1], keys: entry[5], patternChars: entry[4],
+      templateChars: template.literalChars, words: template.words,
       pattern: null, patternWhole: null, template: null, templateWhole: null
     };
-    if (entry[3] !== null) {
+    if (entry[2] !== null) {
       try {
-        prepared.pattern = new RegExp(GUARD_BEFORE + "(?:" + entry[3] + ")" + GUARD_AFTER,
-                                      entry[4]);
-        prepared.patternWhole = new RegExp("^(?:" + entry[3] + ")$", entry[4]);
+        prepared.pattern = new RegExp(GUARD_BEFORE + "(?:" + entry[2] + ")" + GUARD_AFTER,
+                                      entry[3]);
+        prepared.patternWhole = new RegExp("^(?:" + entry[2] + ")$", entry[3]);
       } catch (e) {
         prepared.pattern = prepared.patternWhole = null;  // matched by its template instead
       }
     }
     if (Object.keys(template.words).length) {
-      var source = templateRegex(entry[2]);
+      var source = templateRegex(entry[1]);
       prepared.template = new RegExp(GUARD_BEFORE + "(?:" + source + ")" + GUARD_AFTER, "u");
       prepared.templateWhole = new RegExp("^(?:" + source + ")$", "u");
     }
     return prepared;
+  }
+
+  function pagesOf(entry) {
+    return entry[0].map(function (page) {
+      var path = typeof page === "string" ? page : page[0];
+      var repo = typeof page === "string" ? page.split("/").slice(0, 2).join("/") : page[1];
+      return { page: path, repo: repo };
+    });
   }
 
   function onMessage(record, message, size) {
@@ -282,22 +294,30 @@
     var sizes = messages.map(function (m) { return Math.max(length(m), 1); });
     var seen = {}, found = [];
     entries.forEach(function (entry) {
-      if (seen[entry[0]] || !entry[6].some(function (k) { return allowed[k]; })) return;
-      seen[entry[0]] = true;
-      var record = prepare(entry), best = null;
+      if (!entry[5].some(function (k) { return allowed[k]; })) return;
+      var pages = pagesOf(entry).filter(function (p) { return !seen[p.page]; });
+      if (!pages.length) return;  // an entry can be in two shards
+      var matcher = prepare(entry), best = null;
       messages.forEach(function (message, n) {
-        if (!record.keys.some(function (k) { return wordSets[n][k]; })) return;
-        var hit = onMessage(record, message, sizes[n]);
+        if (!matcher.keys.some(function (k) { return wordSets[n][k]; })) return;
+        var hit = onMessage(matcher, message, sizes[n]);
         if (!hit) return;
-        var match = { record: record, how: hit[0], score: hit[1], candidate: n, message: message };
+        var match = { record: { page: "" }, how: hit[0], score: hit[1], candidate: n,
+                      message: message };
         if (!best || compare(match, best) < 0) best = match;
       });
       if (!best) {
-        var score = similarity(wordSets[0], record.words);
+        var score = similarity(wordSets[0], matcher.words);
         if (score >= MIN_SIMILARITY)
-          best = { record: record, how: "similar", score: score, candidate: 0, message: messages[0] };
+          best = { how: "similar", score: score, candidate: 0, message: messages[0] };
       }
-      if (best) found.push(best);
+      if (!best) return;
+      pages.forEach(function (p) {
+        seen[p.page] = true;
+        found.push({ record: { page: p.page, repo: p.repo, message: matcher.message },
+                     how: best.how, score: best.score, candidate: best.candidate,
+                     message: best.message });
+      });
     });
     return found.sort(compare).slice(0, limit || 10);
   }
@@ -317,6 +337,6 @@
     candidates: candidates, tokens: tokens, fnv1a: fnv1a, templateRegex: templateRegex,
     templateRequirements: function (t) { return requirements(templatePieces(t)); },
     similarity: similarity, lookupWords: lookupWords, plan: plan, rank: rank,
-    DATA_VERSION: 1
+    DATA_VERSION: 2
   };
 });

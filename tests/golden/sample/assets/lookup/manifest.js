@@ -1,1 +1,1 @@
-__errdocsLookup("manifest",{"version":1,"shards":2,"records":40,"maxWords":16});
+__errdocsLookup("manifest",{"version":2,"shards":4,"records":40,"maxWords":16});
