@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -135,3 +136,21 @@ def test_the_index_is_cached_and_a_bad_pattern_reported_once(tmp_path: Path) -> 
         third = runner.invoke(main, args)
         assert third.stderr.count("field 'messagePattern'") == 1
         assert "   message:    Pool {q} is full\n" in third.stdout
+
+
+def test_a_damaged_cache_is_explained(tmp_path: Path) -> None:
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        args = ["lookup", "--records", str(SAMPLE), "Unknown MLX async mode: x"]
+        assert runner.invoke(main, args).exit_code == 0
+        (cached,) = Path(".errdocs/lookup").glob("*.json.gz")
+        with gzip.open(cached, "rt") as handle:
+            data = json.load(handle)
+        data["targets"] = [["broken"]] * len(data["targets"])
+        with gzip.open(cached, "wt") as handle:
+            json.dump(data, handle)
+        result = runner.invoke(main, args)
+        assert result.exit_code == 1
+        assert result.stderr.startswith("Error: record ")
+        assert "run again with --no-cache" in result.stderr
+        assert runner.invoke(main, [*args, "--no-cache"]).exit_code == 0

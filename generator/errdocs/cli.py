@@ -101,7 +101,11 @@ def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bo
                    err=True)
     for problem in opened.index.problems:  # once: a cached index does not repeat them
         click.echo(str(problem), err=True)
-    matches = lookup(opened.index, pasted, limit=limit)
+    try:
+        matches = lookup(opened.index, pasted, limit=limit)
+    except store.DamagedCache as exc:
+        raise click.ClickException(f"{exc}; run again with --no-cache, or delete "
+                                   f"{store.CACHE_DIR}/") from exc
     if show and matches:
         record = record_at(matches[0].target.origin)
         if record is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..model import Catalog
@@ -91,7 +91,7 @@ class Target:
 class LookupIndex:
     """Targets and the postings of their keys."""
 
-    targets: list[Target]
+    targets: Sequence[Target]
     """Every record, in catalogue path order."""
     postings: dict[str, list[int]]
     """Key word to the positions in :attr:`targets` of the records filed under it."""

@@ -15,9 +15,9 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from .. import __version__
 from ..load import iter_files
@@ -53,17 +53,17 @@ def load(file: Path, expected_stamp: list[object]) -> LookupIndex | None:
         return None
     if not isinstance(data, dict) or data.get("stamp") != expected_stamp:
         return None
-    try:
-        targets = [_target(row) for row in data["targets"]]
-    except (KeyError, TypeError, ValueError):
+    rows, postings = data.get("targets"), data.get("postings")
+    if not isinstance(rows, list) or not isinstance(postings, dict):
         return None
-    return LookupIndex.of(targets, problems=[])
+    return LookupIndex(_Rows(rows), postings, [])  # type: ignore[arg-type]
 
 
 def save(index: LookupIndex, file: Path, file_stamp: list[object]) -> None:
     """Write ``index`` to ``file`` atomically (a reader never sees half a file)."""
     file.parent.mkdir(parents=True, exist_ok=True)
-    data = {"stamp": file_stamp, "targets": [_row(t) for t in index.targets]}
+    data = {"stamp": file_stamp, "targets": [_row(t) for t in index.targets],
+            "postings": index.postings}
     fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as raw, gzip.open(raw, "wt", encoding="utf-8",
@@ -73,6 +73,38 @@ def save(index: LookupIndex, file: Path, file_stamp: list[object]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class DamagedCache(ValueError):
+    """A cached index whose content is not what errdocs wrote."""
+
+
+class _Rows(Sequence[Target]):
+    """The targets of a loaded index, each made from its row when a lookup first needs it: a
+    lookup looks at a few hundred of 310,000, so most are never made."""
+
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self._rows = rows
+        self._made: dict[int, Target] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, position: int) -> Target: ...
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[Target]: ...
+
+    def __getitem__(self, position: int | slice) -> Target | Sequence[Target]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        target = self._made.get(position)
+        if target is None:
+            try:
+                target = self._made[position] = _target(self._rows[position])
+            except (IndexError, TypeError, ValueError) as exc:
+                raise DamagedCache(f"record {position} of the cached index: {exc}") from exc
+        return target
 
 
 def _row(t: Target) -> list[object]:
