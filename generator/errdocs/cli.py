@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -96,6 +97,7 @@ def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bo
     """
     pasted = click.get_text_stream("stdin").read() if text == ("-",) else " ".join(text)
     opened = open_lookup_index(records or (_sample_dataset(),), store.CACHE_DIR if cache else None)
+    gc.freeze()  # the index lives until exit: spare the collector from scanning it mid-lookup
     if opened.record_problems:
         click.echo(f"{summary(opened.record_problems)} in the records (errdocs check shows them)",
                    err=True)
