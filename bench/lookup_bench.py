@@ -157,6 +157,7 @@ def run(count: int, queries: int, seed: int) -> dict[str, object]:
     # collector need not scan its millions of objects in the middle of a lookup.
     gc.freeze()
     rng = random.Random(seed + 1)
+    checked: list[int] = []
     timings, downloaded, kinds = [], [], {"message": [0, 0], "traceback": [0, 0],
                                           "reworded": [0, 0]}
     for item in rng.sample(items, min(queries, len(items))):
@@ -164,7 +165,9 @@ def run(count: int, queries: int, seed: int) -> dict[str, object]:
         begin = time.perf_counter()
         matches = lookup(index, text, limit=10)
         timings.append(time.perf_counter() - begin)
-        wanted = {shard_of(w, shards) for w in lookup_words(candidates(text))}
+        words = lookup_words(candidates(text))
+        checked.append(len(index.candidates(words)))
+        wanted = {shard_of(w, shards) for w in words}
         downloaded.append(sizes[manifest.path] + sum(sizes[f"assets/lookup/s{n:x}.js"]
                                                      for n in wanted))
         kinds[kind][1] += 1
@@ -188,6 +191,8 @@ def run(count: int, queries: int, seed: int) -> dict[str, object]:
         "lookup_ms_p50": round(ms[len(ms) // 2], 2),
         "lookup_ms_p95": round(ms[int(len(ms) * 0.95)], 2),
         "lookup_ms_max": round(ms[-1], 2),
+        "records_checked_mean": round(statistics.fmean(checked), 1),
+        "records_checked_max": max(checked),
         "top1_message": _share(kinds["message"]),
         "top1_traceback": _share(kinds["traceback"]),
         "top1_reworded": _share(kinds["reworded"]),
