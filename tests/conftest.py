@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import json
-import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE = ROOT / "data" / "sample.jsonl"
+from . import sites
+from .sites import ROOT, SAMPLE, copy_project
 
-
-def copy_project(dest: Path) -> Path:
-    """A throw-away copy of the project's MkDocs side: mkdocs.yml, docs/ and overrides/."""
-    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("errors"))
-    return dest
+__all__ = ["ROOT", "SAMPLE", "copy_project"]  # shared with the tests that import them from here
 
 
 @pytest.fixture
@@ -46,3 +40,30 @@ def sample_index(sample_checked):
     from errdocs.pipeline import index_for_lookup
 
     return index_for_lookup(sample_checked)
+
+
+@dataclass(frozen=True)
+class Built:
+    """The sample dataset's hosted site, built once per test session."""
+
+    project: Path
+    """The throw-away project folder."""
+    site: Path
+    """Its built site."""
+    searchable: int | None
+    """Pages in its Pagefind index."""
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """The sample site, built with ``site_url`` set (read-only: copy it before changing it)."""
+    project = sites.copy_project(tmp_path_factory.mktemp("hosted"))
+    settings, report = sites.build_project(project)
+    return Built(project, settings.site_dir, report.searchable)
+
+
+@pytest.fixture(scope="session")
+def bundle_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline bundle of the whole sample dataset."""
+    project = sites.copy_project(tmp_path_factory.mktemp("offline"))
+    return sites.build_bundle(project, project / "dist" / "errdocs-bundle.zip").path

@@ -88,9 +88,8 @@ def test_show_prints_the_page_in_the_terminal() -> None:
     assert lines[:3] == ["Unknown MLX async mode: {launch.mode}", "=" * 37, ""]
     assert "Class:       ValueError" in lines
     assert f"Page:        {SEED_URL}" in lines
-    assert "> 658 |             raise ValueError(f\"Unknown MLX async mode: {launch.mode}\")" \
-        in lines
-    assert "  657 |         else:" in lines  # real line numbers around the marked line
+    assert "> 658 |     raise ValueError(f\"Unknown MLX async mode: {launch.mode}\")" in lines
+    assert "  657 | else:" in lines  # real line numbers around the marked line
     for heading in ("What it means", "Where it is raised", "Solutions", "Prevention tips"):
         assert heading in lines
     assert " 1. If hit without custom code, capture launch.mode from logs and report an SGLang" \

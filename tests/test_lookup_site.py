@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-from click.testing import CliRunner
 
-from errdocs.cli import main
 from errdocs.lookup.extract import candidates
 from errdocs.lookup.match import lookup_words
 from errdocs.lookup.sitedata import shard_of
 
-from .conftest import ROOT, SAMPLE, copy_project
+from . import sites
+from .conftest import ROOT, Built
 from .nodejs import NODE, needs_node
 
 pytestmark = pytest.mark.slow
@@ -31,43 +28,16 @@ TRACEBACK = ("Traceback (most recent call last):\n"
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = copy_project(tmp_path_factory.mktemp("project"))
-    result = CliRunner().invoke(main, ["build", str(SAMPLE), "--strict",
-                                       "-f", str(project / "mkdocs.yml")])
-    assert result.exit_code == 0, result.output
-    return project / "site"
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files, and the site's 404 page for anything missing (as static hosts do)."""
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def send_error(self, code: int, message: str | None = None,
-                   explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.is_file():
-            super().send_error(code, message, explain)
-            return
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def hosted(built: Built) -> Iterator[str]:
+    """The hosted site, served under the path of its site_url as a static host would."""
+    with sites.serve(built.site, urlsplit(sites.SITE_URL).path) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
-def server(site: Path) -> Iterator[str]:
-    handler = functools.partial(_Handler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline bundle, unzipped as its receiver would."""
+    return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +74,7 @@ def _paste_and_follow(browser, url: str, text: str) -> tuple[list[str], list[str
         page.wait_for_load_state()
         heading = page.locator("article h1").first.inner_text()
         data = [u.split("errors/assets/lookup/")[1] for u in loaded if "assets/lookup/" in u]
-        assert not [e for e in errors if "search_index" not in e], errors
+        assert errors == []
         return data, results, page.url, heading
     finally:
         page.close()
@@ -118,38 +88,40 @@ def _shards_for(site: Path, text: str) -> list[str]:
 
 
 @pytest.mark.browser
-def test_home_page_box_finds_a_pasted_traceback(browser, server: str, site: Path) -> None:
-    data, results, url, heading = _paste_and_follow(browser, server, TRACEBACK)
+def test_home_page_box_finds_a_pasted_traceback(browser, hosted: str, built: Built) -> None:
+    data, results, url, heading = _paste_and_follow(browser, hosted, TRACEBACK)
     assert results[0].splitlines() == ["Unknown MLX async mode: {launch.mode}",
                                        "sgl-project/sglang", "matches its message pattern"]
-    assert url == server + SEED
+    assert url == hosted + SEED
     assert heading.strip("¶ \n") == "Unknown MLX async mode: {launch.mode}"
-    assert sorted(data) == sorted(_shards_for(site, TRACEBACK))  # only what the words need
+    assert sorted(data) == sorted(_shards_for(built.site, TRACEBACK))  # only what it needs
 
 
 @pytest.mark.browser
-def test_404_page_box_links_from_any_depth(browser, server: str) -> None:
+def test_404_page_box_links_from_any_depth(browser, hosted: str) -> None:
     text = "gemm_fp16: K (12) must be a multiple of 8"
-    _, results, url, heading = _paste_and_follow(browser, server + "no/such/page/", text)
+    _, results, url, heading = _paste_and_follow(browser, hosted + "no/such/page/", text)
     assert results[0].splitlines()[0] == "gemm_fp16: K ({k}) must be a multiple of 8"
-    assert url == server + "errors/kestrel-compute/fastkern/gemm-fp16-k-k-must-be-a-multiple-of-8/"
+    assert url == hosted + "errors/kestrel-compute/fastkern/gemm-fp16-k-k-must-be-a-multiple-of-8/"
     assert heading.startswith("gemm_fp16: K ({k}) must be a multiple of 8")
 
 
 @pytest.mark.browser
-def test_box_works_in_a_site_opened_from_disk(browser, site: Path) -> None:
-    data, _, url, heading = _paste_and_follow(browser, (site / "index.html").as_uri(),
+def test_box_works_in_the_offline_bundle_opened_from_disk(browser, offline: Path) -> None:
+    data, _, url, heading = _paste_and_follow(browser, (offline / "index.html").as_uri(),
                                               "MLX async mode unknown: speculative")
     assert data and data[0] == "manifest.js"
-    assert url == (site / SEED / "index.html").as_uri()
+    assert url == (offline / (SEED.rstrip("/") + ".html")).as_uri()  # the bundle's page names
     assert heading.startswith("Unknown MLX async mode")
 
 
 @needs_node
-def test_site_search_finds_the_seed_for_a_concrete_message(site: Path) -> None:
-    queries = ["Unknown MLX async mode: speculative", "Unknown MLX async mode"]
+def test_bundle_search_finds_the_seed_for_a_concrete_message(offline: Path) -> None:
+    # The offline bundle searches with Material's lunr index (the hosted site with Pagefind,
+    # tested in test_browser.py): run Material's own search worker on it.
+    queries = ["Unknown MLX async mode: speculative", "Unknown MLX async mode: turbo"]
     done = subprocess.run([str(NODE), str(ROOT / "tests" / "js" / "material_search.js"),
-                           str(site), *queries], capture_output=True, text=True, timeout=60,
+                           str(offline), *queries], capture_output=True, text=True, timeout=60,
                           check=True)
     for query, locations in zip(queries, json.loads(done.stdout), strict=True):
-        assert SEED in locations[:3], (query, locations[:5])
+        assert SEED.rstrip("/") + ".html" in locations[:3], (query, locations[:5])

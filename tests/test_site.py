@@ -24,7 +24,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(main, ["build", str(SAMPLE), "--strict",
                                        "-f", str(project / "mkdocs.yml")])
     assert result.exit_code == 0, result.output
-    assert result.stdout.endswith(f"Site built in {project / 'site'}\n")
+    assert result.stdout.endswith(f"Site built in {project / 'site'}; 41 pages searchable\n")
     return project / "site"
 
 

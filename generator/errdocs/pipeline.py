@@ -57,19 +57,40 @@ def check(paths: Iterable[Path]) -> Checked:
     return Checked(records, validator.problems)
 
 
-def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
-    """Model and render: every page of the generated subtree."""
+@dataclass(frozen=True)
+class Tree:
+    """Everything in the generated subtree, not yet written."""
+
+    catalog: Catalog
+    """Where everything goes."""
+    pages: list[Page]
+    """The Markdown pages, then the paste box's data files."""
+    lookup_problems: list[Problem]
+    """Record patterns the lookup could not use (each record is matched by its template)."""
+    unconverted: int
+    """Patterns with no JavaScript form: the site's paste box matches those by template."""
+
+
+def tree_for(records: list[Record]) -> Tree:
+    """Model and render every page of the generated subtree, and the lookup data."""
     catalog = build_catalog(records)
-    return catalog, render_all(records, catalog)
+    index = build_index(records, catalog, javascript=True)
+    data = site_data(index)
+    return Tree(catalog, [*render_all(records, catalog), *data.pages], index.problems,
+                data.unconverted)
+
+
+def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
+    """Every file of the generated subtree (see :func:`tree_for`)."""
+    tree = tree_for(records)
+    return tree.catalog, tree.pages
 
 
 def generate(checked: Checked, out_dir: Path) -> Generated:
     """Write the generated subtree for already checked records, with the paste box's data."""
-    catalog, pages = pages_for(checked.records)
-    index = build_index(checked.records, catalog, javascript=True)
-    data = site_data(index)
-    report = write_pages(out_dir, [*pages, *data.pages])
-    return Generated(checked, catalog, report, index.problems, data.unconverted)
+    tree = tree_for(checked.records)
+    report = write_pages(out_dir, tree.pages)
+    return Generated(checked, tree.catalog, report, tree.lookup_problems, tree.unconverted)
 
 
 def index_for_lookup(checked: Checked) -> LookupIndex:
