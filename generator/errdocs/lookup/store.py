@@ -80,12 +80,12 @@ class DamagedCache(ValueError):
 
 
 class _Rows(Sequence[Target]):
-    """The targets of a loaded index, each made from its row when a lookup first needs it: a
-    lookup looks at a few hundred of 310,000, so most are never made."""
+    """The targets of a loaded index, each made from its row when a lookup needs it: a lookup
+    looks at a few hundred of 310,000. They are not kept: a store of made targets would grow
+    with every lookup and give the garbage collector ever more to scan."""
 
     def __init__(self, rows: list[list[Any]]) -> None:
         self._rows = rows
-        self._made: dict[int, Target] = {}
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -98,13 +98,10 @@ class _Rows(Sequence[Target]):
     def __getitem__(self, position: int | slice) -> Target | Sequence[Target]:
         if isinstance(position, slice):
             return [self[i] for i in range(*position.indices(len(self)))]
-        target = self._made.get(position)
-        if target is None:
-            try:
-                target = self._made[position] = _target(self._rows[position])
-            except (IndexError, TypeError, ValueError) as exc:
-                raise DamagedCache(f"record {position} of the cached index: {exc}") from exc
-        return target
+        try:
+            return _target(self._rows[position])
+        except (IndexError, TypeError, ValueError) as exc:
+            raise DamagedCache(f"record {position} of the cached index: {exc}") from exc
 
 
 def _row(t: Target) -> list[object]:
