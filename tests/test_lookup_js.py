@@ -15,7 +15,7 @@ from errdocs.lookup.extract import candidates
 from errdocs.lookup.jsregex import Unconvertible, convert
 from errdocs.lookup.match import lookup_words
 from errdocs.lookup.patterns import template_regex, template_requirements
-from errdocs.lookup.sitedata import shard_of, site_data
+from errdocs.lookup.sitedata import VERSION, shard_of, site_data
 from errdocs.lookup.tokens import fnv1a, tokens
 from errdocs.model import build_catalog
 
@@ -76,6 +76,7 @@ def test_helpers_agree_with_python() -> None:
                  "{a}{b}", "Plugin {name} must export a function, got {typeof mod}",
                  "Étape {n} — échec", "tab\there  spaces"]
     answer = run_node({"mode": "helpers", "templates": templates, "texts": TEXTS})
+    assert answer["dataVersion"] == VERSION  # the data format both sides read
     assert answer["templates"] == [
         {"regex": template_regex(t), "words": sorted(template_requirements(t).words),
          "literalChars": template_requirements(t).literal_chars} for t in templates]

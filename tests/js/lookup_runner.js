@@ -67,6 +67,7 @@ function regex() {
 function helpers() {
   const lookup = require(request.lookupJs);
   return {
+    dataVersion: lookup.DATA_VERSION,
     templates: request.templates.map((t) => {
       const req = lookup.templateRequirements(t);
       return { regex: lookup.templateRegex(t), words: Object.keys(req.words).sort(),
