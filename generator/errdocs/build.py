@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 from mkdocs.commands.build import build as mkdocs_build
 from mkdocs.config import load_config
@@ -54,13 +56,25 @@ def swap_in(staging: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stderr`` is at the time, not the one it was created with: the
+    handler outlives a command (tests run many in one process, each with its own stderr)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: object) -> None:
+        """Ignored: the stream is always the current ``sys.stderr``."""
+
+
 def _show_mkdocs_warnings() -> None:
     """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does."""
     logger = logging.getLogger("mkdocs")
-    if not any(getattr(h, "_errdocs", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
         handler.setLevel(logging.WARNING)
-        handler._errdocs = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
