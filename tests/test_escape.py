@@ -72,6 +72,13 @@ def test_code_span_with_backticks_inside() -> None:
     assert _html(escape.code_span("`")) == "<p><code>`</code></p>"
 
 
+@pytest.mark.parametrize("value", ["#!js alert(1)", ":::python x", "<![x", "<!DOCTYPE x [",
+                                   "<script>", "*a* _b_ [l](javascript:1)", "&amp;", "\\"])
+def test_code_span_shows_its_text_and_nothing_else(value: str) -> None:
+    assert _visible(escape.code_span(value)) == (["p", "code"], value)
+    assert "<!" not in escape.code_span(value)  # MkDocs parses the source as HTML first
+
+
 def test_prose_keeps_paragraphs() -> None:
     assert _html(escape.prose("one\ntwo\n\n  three")) == "<p>one two</p>\n<p>three</p>"
 

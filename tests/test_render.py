@@ -34,7 +34,8 @@ def test_a_source_link_only_to_https_github() -> None:
     assert "[View source on GitHub](https://github.com/o/r/blob/a/f.py#L3)" in good
     bad = _page(record("a1", github_url="javascript:alert(1)", file_path="f.py"))
     assert "View source" not in bad
-    assert "`f.py` · Source (not a GitHub link, shown as text): `javascript:alert(1)`" in bad
+    assert ("<code>f.py</code> · Source (not a GitHub link, shown as text): "
+            "<code>javascript&#58;alert\\(1\\)</code>") in bad
 
 
 def test_an_excerpt_without_a_start_line_has_no_numbers_and_no_mark() -> None:

@@ -122,8 +122,9 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
 
 
 def _markup(url: str | None) -> Markup | None:
-    """A URL that :func:`escape.safe_url` accepted and percent-encoded."""
-    return None if url is None else Markup(url)
+    """A URL that :func:`escape.safe_url` accepted and percent-encoded, as a Markdown link
+    target: Markdown passes ``&amp;`` through as an entity, so a literal ``&`` is written so."""
+    return None if url is None else Markup(url.replace("&", "&amp;"))
 
 
 def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:

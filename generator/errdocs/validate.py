@@ -33,9 +33,10 @@ REPO_FORM = re.compile(r"^[^/\s]+/[^/\s]+$")
 """``owner/name``: exactly one slash, no blanks. Odd characters are made safe later."""
 
 # Control characters show as nothing (or a box) and some are markers inside Python-Markdown:
-# the blank-like ones become spaces, the others are dropped. Tab and newline stay.
+# the blank-like ones become spaces, the others are dropped. Tab and newline stay. A byte-order
+# mark is a left-over of the file the text came from, and the highlighter drops it anyway.
 _CONTROLS = {c: " " if chr(c).isspace() else None
-             for c in (*range(0x20), *range(0x7F, 0xA0)) if chr(c) not in "\t\n"}
+             for c in (*range(0x20), *range(0x7F, 0xA0), 0xFEFF) if chr(c) not in "\t\n"}
 
 
 @dataclass
