@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml requirements/lock.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c requirements/lock.txt -e ".[test,search]"
+	$(BIN)/pip install --quiet -c requirements/lock.txt -e ".[test]"
 	touch $(STAMP)
 
 site: $(STAMP)

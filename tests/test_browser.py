@@ -1,148 +1,209 @@
-"""Every page built from the hostile fixture, opened in Chromium: nothing runs that we did not put.
-
-The site is built by the real ``errdocs build`` and served from 127.0.0.1; Debian's Chromium is
-driven through Playwright. A dialog (``alert``), an uncaught script error or a console error on
-any page fails the test, and so does one while searching the hostile text.
-"""
+"""The site as a person uses it, in Debian's Chromium (through Playwright): the hosted site
+served on 127.0.0.1 and the offline bundle opened from file://. One browser per module."""
 
 from __future__ import annotations
 
-import functools
-import shutil
-import threading
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
-from .conftest import ROOT
-from .test_hostile import GOOD_IDS, HOSTILE, record_pages, run
+from . import sites
+from .conftest import Built
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = sites.ROOT / "tests" / "artifacts"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+PASTED = "Unknown MLX async mode: turbo"
+"""What a user pastes: the concrete message, with a value the record's template cannot hold."""
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's Chromium is not installed"),
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (/usr/bin/chromium)"),
 ]
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """No access log in the test output."""
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def hosted(built: Built) -> Iterator[str]:
+    """The built site, served under the path of its site_url as a static host would."""
+    with sites.serve(built.site, urlsplit(sites.SITE_URL).path) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundle, unzipped as its receiver would."""
+    return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
 
 
 @dataclass
-class _Events:
-    """What a page did that it should not have."""
+class Watch:
+    """Everything that went wrong in a page, as the browser saw it."""
 
-    seen: list[tuple[str, str, str]] = field(default_factory=list)
-    """(kind, url, text) of each dialog, page error and console error."""
-
-
-@pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site of the hostile fixture, built through the CLI."""
-    project = tmp_path_factory.mktemp("browser-project")
-    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("errors"))
-    shutil.copy(HOSTILE, project / "hostile.jsonl")
-    result = run("build", "--config-file", str(project / "mkdocs.yml"),
-                 str(project / "hostile.jsonl"))
-    assert result.exit_code == 0, result.output
-    assert set(record_pages(project / "docs" / "errors")) == GOOD_IDS
-    return project / "site"
+    errors: list[str] = field(default_factory=list)
+    """Console errors and uncaught exceptions."""
+    failed: list[str] = field(default_factory=list)
+    """Requests that failed or got an HTTP error (except those expected)."""
+    requested: list[str] = field(default_factory=list)
+    """Every URL requested."""
+    expected: set[str] = field(default_factory=set)
+    """URLs allowed to answer with an error (the missing page the 404 test asks for)."""
 
 
-@pytest.fixture(scope="module")
-def base_url(hostile_site: Path) -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(hostile_site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+def _open(browser: object, viewport: dict[str, int]) -> tuple[object, Watch]:
+    page = browser.new_page(viewport=viewport)  # type: ignore[attr-defined]
+    page.set_default_timeout(10_000)
+    watch = Watch()
+    page.on("console", lambda m: m.type == "error" and watch.errors.append(
+        f"{m.text} ({m.location.get('url')})"))
+    page.on("pageerror", lambda e: watch.errors.append(str(e)))
+    page.on("request", lambda r: watch.requested.append(r.url))
+    # A load the page itself cancelled (net::ERR_ABORTED: a click navigated away while the
+    # favicon was loading) is not a failure; a missing file or an HTTP error is.
+    page.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED"
+            and watch.failed.append(f"{r.url}: {r.failure}"))
+    page.on("response", lambda r: r.status >= 400 and r.url not in watch.expected
+            and watch.failed.append(f"{r.url}: HTTP {r.status}"))
+    return page, watch
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def _clean(watch: Watch) -> None:
+    # Console errors for the expected 404 response are the browser reporting that response.
+    assert [e for e in watch.errors if not (watch.expected and "404" in e)] == []
+    assert watch.failed == []
 
 
-@pytest.fixture
-def watched(browser: Browser) -> Iterator[tuple[Page, _Events]]:
-    """A fresh page whose dialogs, page errors and console errors are recorded."""
-    events = _Events()
-    page = browser.new_page()
-
-    def on_dialog(dialog: Dialog) -> None:
-        events.seen.append(("dialog", page.url, dialog.message))
-        dialog.dismiss()
-
-    def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
-            events.seen.append(("console", page.url, message.text))
-
-    page.on("dialog", on_dialog)
-    page.on("pageerror", lambda error: events.seen.append(("pageerror", page.url, str(error))))
-    page.on("console", on_console)
-    try:
-        yield page, events
-    finally:
-        page.close()
+def _h1(page: object) -> str:
+    """The page's heading, without its permalink sign."""
+    text = page.locator("article h1").first.inner_text()  # type: ignore[attr-defined]
+    return text.strip().removesuffix("¶").strip()
 
 
-def test_the_watch_sees_a_planted_alert_error_and_console_error(
-        watched: tuple[Page, _Events], tmp_path: Path) -> None:
-    """The listeners are what the tests below rely on: show that they fire."""
-    page, events = watched
-    planted = tmp_path / "planted.html"
-    planted.write_text("<script>alert('planted')</script><script>console.error('c')</script>"
-                       "<script>throw new Error('boom')</script>", "utf-8")
-    page.goto(planted.as_uri())
-    assert sorted(kind for kind, _, _ in events.seen) == ["console", "dialog", "pageerror"]
+def _browse_to_the_seed_record(page: object) -> None:
+    """Home → "By tag" → the tag "mlx" → the seed record, by clicking links."""
+    article = page.locator("article")  # type: ignore[attr-defined]
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        article.get_by_role("link", name="By tag", exact=True).click()
+    assert _h1(page) == "All tags"
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        article.get_by_role("link", name="mlx", exact=True).click()
+    assert _h1(page) == "Tag: mlx"
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        article.get_by_role("link", name=sites.SEED_MESSAGE, exact=True).click()
+    assert _h1(page) == sites.SEED_MESSAGE
 
 
-def test_no_page_opens_a_dialog_or_logs_an_error(
-        hostile_site: Path, base_url: str, watched: tuple[Page, _Events]) -> None:
-    page, events = watched
-    html_pages = sorted(p.relative_to(hostile_site).as_posix()
-                        for p in hostile_site.rglob("*.html"))
-    records = [p for p in html_pages if p.startswith("errors/") and p.count("/") == 4]
-    assert len(records) == len(GOOD_IDS)
-    for relative in html_pages:
-        page.goto(base_url + relative, wait_until="load")
-    assert events.seen == []
+def _search_and_open_the_first_result(page: object) -> None:
+    """Paste a concrete message into the search and open the first result."""
+    page.keyboard.press("/")  # type: ignore[attr-defined]
+    # Material's search says "Initializing search" until its worker is ready, as a person sees.
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "!document.querySelector('.md-search-result__meta').textContent.includes('Initializing')")
+    page.keyboard.type(PASTED)  # type: ignore[attr-defined]  (Material searches on keyup)
+    first = page.locator(".md-search-result__item").first  # type: ignore[attr-defined]
+    # Results follow the typing: wait for those of the whole message, not of its first words.
+    expect(first.locator("h1")).to_have_text(re.compile(r"^Unknown MLX async mode"))
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        first.locator("a").first.click()
+    assert _h1(page) == sites.SEED_MESSAGE
 
 
-def test_searching_and_highlighting_hostile_text_runs_nothing(
-        base_url: str, watched: tuple[Page, _Events]) -> None:
-    page, events = watched
-    page.goto(base_url + "errors/acme/widgets/xss-everywhere/?h=script+alert+img",
-              wait_until="load")
-    search, results = page.locator("input.md-search__input"), page.locator(".md-search-result")
-    for query in ["src=x", "pwned", "Widget", "{{", "Ошибка", "onerror=alert(1)&gt;&lt;iframe"]:
-        search.fill("")
-        search.click()
-        page.keyboard.type(query)  # Material searches on key events, not on a filled value
-        if query == "src=x":  # the hostile title and text are shown in the results
-            results.get_by_text('<img src=x onerror=alert(1)><iframe src="javascript').first \
-                .wait_for()
-        page.wait_for_timeout(200)
-        page.keyboard.press("Escape")
-    assert events.seen == []
+def _switch_light_and_dark(page: object) -> None:
+    scheme = 'document.body.getAttribute("data-md-color-scheme")'
+    assert page.evaluate(scheme) == "default"  # type: ignore[attr-defined]
+    page.locator("form[data-md-component=palette] label:visible").click()  # type: ignore[attr-defined]
+    assert page.evaluate(scheme) == "slate"  # type: ignore[attr-defined]
+    page.locator("form[data-md-component=palette] label:visible").click()  # type: ignore[attr-defined]
+    assert page.evaluate(scheme) == "default"  # type: ignore[attr-defined]
+
+
+def test_hosted_journey(browser: object, hosted: str) -> None:
+    page, watch = _open(browser, DESKTOP)
+    page.goto(hosted)  # type: ignore[attr-defined]
+    _browse_to_the_seed_record(page)
+    _search_and_open_the_first_result(page)
+    _switch_light_and_dark(page)
+    assert any("/pagefind/" in url for url in watch.requested)  # searched with Pagefind
+    assert all(url.startswith(hosted) for url in watch.requested)  # nothing third-party
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_offline_journey_from_disk(browser: object, offline: Path) -> None:
+    page, watch = _open(browser, DESKTOP)
+    page.goto((offline / "index.html").as_uri())  # type: ignore[attr-defined]
+    _browse_to_the_seed_record(page)
+    _search_and_open_the_first_result(page)
+    _switch_light_and_dark(page)
+    assert any(url.endswith("search_index.js") for url in watch.requested)
+    assert [url for url in watch.requested if not url.startswith("file://")] == []
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_missing_page_helps_find_the_error(browser: object, hosted: str) -> None:
+    page, watch = _open(browser, DESKTOP)
+    missing = f"{hosted}errors/sgl-project/sglang/unknown-mlx-async-mode/"
+    watch.expected.add(missing)
+    response = page.goto(missing)  # type: ignore[attr-defined]
+    assert response.status == 404
+    assert _h1(page) == "Page not found"
+    button = page.locator("[data-errdocs-search-open]")  # type: ignore[attr-defined]
+    assert button.inner_text() == "Search for “unknown mlx async mode”"
+    button.click()
+    first = page.locator(".md-search-result__item").first  # type: ignore[attr-defined]
+    expect(first.locator("h1")).to_have_text(sites.SEED_MESSAGE)
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        page.locator("article").get_by_role("link", name="By category").click()  # type: ignore[attr-defined]
+    assert _h1(page) == "All categories"
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
+def test_pages_read_well_on_a_phone_and_a_desktop(browser: object, hosted: str,
+                                                  viewport: dict[str, int]) -> None:
+    """Screenshots for a person to look at (tests/artifacts/), and what can be measured: the
+    page never scrolls sideways, long code lines scroll inside their block."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, watch = _open(browser, viewport)
+    for name, path in (("home", ""), ("seed-record", f"{sites.SEED_PAGE}/")):
+        page.goto(hosted + path)  # type: ignore[attr-defined]
+        width = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        assert width <= viewport["width"], f"{name} scrolls sideways at {viewport['width']} px"
+        shot = ARTIFACTS / f"{name}-{viewport['width']}.png"
+        page.screenshot(path=str(shot), full_page=True)  # type: ignore[attr-defined]
+        assert shot.stat().st_size > 10_000
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_search_results_show_record_text_as_text(browser: object, hosted: str) -> None:
+    """Result titles and teasers come from the index as text; none of it becomes markup."""
+    page, watch = _open(browser, DESKTOP)
+    page.goto(hosted)  # type: ignore[attr-defined]
+    page.keyboard.press("/")  # type: ignore[attr-defined]
+    page.keyboard.type("unsupported dtype")  # type: ignore[attr-defined]
+    page.locator(".md-search-result__item").first.wait_for(timeout=10_000)  # type: ignore[attr-defined]
+    html = page.locator(".md-search-result__list").inner_html()  # type: ignore[attr-defined]
+    tags = set(re.findall(r"<([a-z0-9]+)", html))
+    assert tags <= {"li", "a", "article", "div", "h1", "p", "mark"}
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from mkdocs.utils.meta import get_data
 
+from errdocs.meta import record_meta
 from errdocs.model import build_catalog
 from errdocs.records import Record
 from errdocs.render import render_record
@@ -22,11 +23,11 @@ def _page(rec: Record) -> str:
     "x" * 3000 + " ---", "&lt;b&gt; # [x](javascript:1)",
 ])
 def test_front_matter_survives_any_id_or_repo(value: str) -> None:
-    rec = record(value, repo=f"{value}/x")
+    rec = record(value, repo=f"{value}/x", error_message=value, documentation=value)
     body, meta = get_data(_page(rec))  # MkDocs' own front-matter reader
-    assert meta == {"hide": ["navigation"],
-                    "errdocs": {"id": value, "repo": f"{value}/x", "kind": "record"}}
-    assert body.startswith("# message of ")
+    assert meta == {"hide": ["navigation"], "errdocs": record_meta(rec, [])}
+    assert (meta["errdocs"]["id"], meta["errdocs"]["repo"]) == (value, f"{value}/x")
+    assert body.startswith("# ")
 
 
 def test_a_source_link_only_to_https_github() -> None:

@@ -27,6 +27,7 @@ from mkdocs.structure.pages import Page
 from errdocs.escape import safe_url
 from errdocs.excerpt import language_for
 from errdocs.load import RawItem
+from errdocs.meta import record_meta
 from errdocs.model import Catalog, GroupKind, group_key, shown_tags
 from errdocs.pipeline import pages_for
 from errdocs.problems import Severity
@@ -238,8 +239,8 @@ def _collapse(text: str) -> str:
 
 
 def _assert_front_matter_and_title(record: Record, page: Page) -> None:
-    assert page.meta == {"hide": ["navigation"],
-                         "errdocs": {"id": record.id, "repo": record.repo, "kind": "record"}}
+    expected = {"hide": ["navigation"], "errdocs": record_meta(record, shown_tags(record))}
+    assert page.meta == expected  # read back by MkDocs exactly as written
     # Material prints page.title unescaped: it must be escaped text with no element in it.
     title = page.title or ""
     assert "<" not in title and ">" not in title

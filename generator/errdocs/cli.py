@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from .build import BuildError, build_site
+from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .pipeline import Checked, check, generate
 from .problems import summary
-from .settings import SAMPLE_DATASET, Settings, load_settings
+from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -47,18 +48,51 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
 @CONFIG
 @click.option("--site-dir", "-d", type=click.Path(file_okay=False, path_type=Path),
               help="Where to put the site (default: site_dir of mkdocs.yml).")
+@click.option("--site-url", metavar="URL",
+              help="The hosted site's address, e.g. https://errors.example.org/ (default: "
+                   "site_url of mkdocs.yml); canonical links, sitemap and robots.txt use it.")
 @click.option("--strict", is_flag=True,
               help="Fail on any problem in the records or the MkDocs build; the site is kept.")
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  strict: bool) -> None:
-    """Generate the pages, then build the site with MkDocs. No PATH: the sample dataset."""
-    settings = _settings(config_file, site_dir)
+                  site_url: str | None, strict: bool) -> None:
+    """Generate the pages, then build the site with MkDocs and index it for search.
+    No PATH: the sample dataset."""
+    settings = _settings(config_file, site_dir, site_url)
     _generate(paths, settings, strict=strict)
     try:
-        build_site(settings, strict=strict)
+        report = build_site(settings, strict=strict)
     except BuildError as exc:
         raise click.ClickException(f"{exc}; the previous site was left as it was") from exc
-    click.echo(f"Site built in {settings.site_dir}")
+    searchable = "" if report.searchable is None else f"; {report.searchable} pages searchable"
+    click.echo(f"Site built in {report.site_dir}{searchable}")
+
+
+@main.command("bundle")
+@INPUTS
+@CONFIG
+@click.option("--repo", "repos", multiple=True, metavar="OWNER/NAME",
+              help="Only records of this repository (repeatable).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG",
+              help="Only records with this tag (repeatable; with --repo: records matching both).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("dist/errdocs-bundle.zip"), show_default=True,
+              help="The zip file to write.")
+def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str, ...],
+                   tags: tuple[str, ...], output: Path) -> None:
+    """Build an offline copy of the site (all records, or those chosen) as a zip that opens
+    from disk, search included. No PATH: the sample dataset."""
+    settings = _settings(config_file)
+    checked = _checked(paths or (settings.project_dir / SAMPLE_DATASET,))
+    selection = Selection(repos, tags)
+    if missing := selection.unmatched(checked.records):
+        raise click.ClickException(f"no record matches {', '.join(missing)}; nothing was written")
+    try:
+        report = make_bundle(select(checked.records, selection), settings, output)
+    except (BundleError, BuildError) as exc:
+        raise click.ClickException(f"{exc}; nothing was written") from exc
+    click.echo(f"Bundle written to {report.path}: {report.pages} pages ({report.records} "
+               f"records), {_size(report.size)}. Unzip it and open "
+               f"{report.folder}/index.html in a browser.")
 
 
 @main.command("serve")
@@ -67,19 +101,32 @@ def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @click.option("--dev-addr", "-a", default="127.0.0.1:8000", show_default=True,
               help="Address to serve on.")
 def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> None:
-    """Generate the pages, then preview the site with live reload (MkDocs' serve)."""
+    """Generate the pages, then preview the site with live reload (MkDocs' serve).
+    The preview searches with Material's search: its builds have no Pagefind index."""
     from mkdocs.commands.serve import serve  # imported late: it pulls in the dev server
 
     settings = _settings(config_file)
     _generate(paths, settings, strict=False)
-    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True)
+    plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
+    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
+          plugins=plugins)
 
 
-def _settings(config_file: Path, site_dir: Path | None = None) -> Settings:
+def _settings(config_file: Path, site_dir: Path | None = None,
+              site_url: str | None = None) -> Settings:
     try:
-        return load_settings(config_file, site_dir)
-    except FileNotFoundError as exc:
+        return load_settings(config_file, site_dir, site_url)
+    except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+def _size(size: int) -> str:
+    """Bytes the way a person reads them: ``1.3 MB``."""
+    if size < 1000:
+        return f"{size} bytes"
+    if size < 1_000_000:
+        return f"{size / 1000:.1f} kB"
+    return f"{size / 1_000_000:.1f} MB"
 
 
 def _checked(paths: tuple[Path, ...]) -> Checked:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -48,7 +49,9 @@ def excerpt_of(record: Record) -> Excerpt | None:
     start, target = record.source_code_start, record.line_number
     inside = start is not None and target is not None and start <= target < start + len(lines)
     offset = _window(len(lines), target - start if inside else 0)  # type: ignore[operator]
-    shown = lines[offset : offset + MAX_EXCERPT_LINES]
+    # The common indentation of the shown lines is dropped: an excerpt from deep inside a
+    # function otherwise spends a phone's whole width on blanks before any code.
+    shown = textwrap.dedent("\n".join(lines[offset : offset + MAX_EXCERPT_LINES])).split("\n")
     marked = target - start - offset + 1 if inside else None  # type: ignore[operator]
     first = None if start is None else start + offset
     language = language_for(record.file_path or "")

@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from . import escape
 from .excerpt import excerpt_of, language_for
+from .meta import group_meta, list_meta, record_meta
 from .model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
 from .records import Record
 from .schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
@@ -64,8 +65,10 @@ def render_record(record: Record, catalog: Catalog) -> Page:
     """The page of one record."""
     entry = catalog.entries[record.id]
     source_url = escape.safe_url(record.github_url, host=SOURCE_HOST)
+    tags = shown_tags(record)
     context = {
         "r": record,
+        "meta": record_meta(record, tags),
         "excerpt": excerpt_of(record),
         "language": language_for(record.file_path or ""),
         "source_url": _markup(source_url),
@@ -74,7 +77,7 @@ def render_record(record: Record, catalog: Catalog) -> Page:
         "tips": record.prevention_tips[:MAX_LIST_ITEMS],
         "more_solutions": max(0, len(record.solutions) - MAX_LIST_ITEMS),
         "more_tips": max(0, len(record.prevention_tips) - MAX_LIST_ITEMS),
-        "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in shown_tags(record)]),
+        "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in tags]),
         "category": _category_link(record, entry, catalog),
         "repo_link": relative_link(entry.path, catalog.group_of(GroupKind.REPO, record.repo).path),
         "handling": [(label, code) for label, code in (
@@ -88,7 +91,7 @@ def render_group(group: Group) -> Page:
     """The index page of one tag, category or repository."""
     template = environment().get_template(f"{group.kind.value}.md.j2")
     rows = [(e, relative_link(group.path, e.path)) for e in group.entries]
-    return Page(group.path, template.render(group=group, rows=rows))
+    return Page(group.path, template.render(group=group, rows=rows, meta=group_meta(group)))
 
 
 def render_group_list(kind: GroupKind, catalog: Catalog) -> Page:
@@ -97,7 +100,8 @@ def render_group_list(kind: GroupKind, catalog: Catalog) -> Page:
     groups = sorted(catalog.groups[kind].values(), key=lambda g: (-len(g.entries), g.key))
     rows = [(g, relative_link(path, g.path)) for g in groups]
     template = environment().get_template("group_list.md.j2")
-    return Page(path, template.render(kind=kind.value, rows=rows))
+    return Page(path, template.render(kind=kind.value, rows=rows,
+                                      meta=list_meta(kind, len(groups))))
 
 
 def render_home(catalog: Catalog) -> Page:
@@ -115,8 +119,7 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     pages = [render_record(r, catalog) for r in records]
     for kind in GroupKind:
         pages.extend(render_group(g) for g in catalog.groups[kind].values())
-        if kind is not GroupKind.REPO or catalog.groups[kind]:
-            pages.append(render_group_list(kind, catalog))
+        pages.append(render_group_list(kind, catalog))  # the nav links all three lists
     pages.append(render_home(catalog))
     return pages
 

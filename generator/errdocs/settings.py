@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -21,6 +22,9 @@ class Settings:
     """MkDocs' ``docs_dir``: hand-written pages, and the generated subtree inside it."""
     site_dir: Path
     """Where the built site goes."""
+    site_url: str | None = None
+    """The hosted site's address (``--site-url``), overriding ``site_url`` of ``mkdocs.yml``;
+    None keeps the config's. Canonical links, the sitemap and robots.txt are built from it."""
     subtree: str = GENERATED_SUBTREE
     """Folder under ``docs_dir`` that errdocs owns; git-ignored."""
 
@@ -34,19 +38,41 @@ class Settings:
         return self.config_file.parent
 
 
-def load_settings(config_file: Path = Path("mkdocs.yml"), site_dir: Path | None = None) -> Settings:
+def load_settings(config_file: Path = Path("mkdocs.yml"), site_dir: Path | None = None,
+                  site_url: str | None = None) -> Settings:
     """Settings read from ``mkdocs.yml`` (its ``docs_dir`` and ``site_dir``)."""
     config_file = config_file.resolve()
     if not config_file.is_file():
         raise FileNotFoundError(f"{config_file}: no MkDocs config here; run errdocs from the "
                                 "project folder or pass --config-file")
-    data = _read_yaml(config_file)
+    data = read_config_data(config_file)
     docs = config_file.parent / str(data.get("docs_dir", "docs"))
     site = site_dir or config_file.parent / str(data.get("site_dir", "site"))
-    return Settings(config_file, docs.resolve(), Path(site).resolve())
+    return Settings(config_file, docs.resolve(), Path(site).resolve(), check_site_url(site_url))
 
 
-def _read_yaml(path: Path) -> dict[str, object]:
+def check_site_url(url: str | None) -> str | None:
+    """``url`` with a trailing slash if it is an absolute http(s) address; ValueError if not."""
+    if url is None:
+        return None
+    if not _is_site_url(url):
+        raise ValueError(f"--site-url: expected an address like https://errors.example.org/, "
+                         f"got {url!r}")
+    return url if url.endswith("/") else url + "/"
+
+
+def _is_site_url(url: str) -> bool:
+    if any(c.isspace() or c in "<>\"'\\" for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        return (parts.scheme in ("http", "https") and bool(parts.hostname)
+                and not parts.query and not parts.fragment)
+    except ValueError:  # a malformed port or IPv6 address
+        return False
+
+
+def read_config_data(path: Path) -> dict[str, object]:
     """The top level of ``mkdocs.yml``, ignoring MkDocs' custom tags (``!ENV`` and such)."""
 
     class _Loader(yaml.SafeLoader):

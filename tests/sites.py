@@ -1,0 +1,101 @@
+"""Build the sample site and the offline bundle once per test session, and serve a site over
+HTTP on 127.0.0.1 the way a static host does (404.html for missing pages)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import shutil
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from errdocs.build import BuildReport, build_site
+from errdocs.bundle import BundleReport, make_bundle
+from errdocs.pipeline import check, generate
+from errdocs.settings import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample.jsonl"
+SITE_URL = "https://errors.example.org/docs/"
+SEED_ID = "2f61984c034089bc"
+SEED_PAGE = "errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode"
+SEED_MESSAGE = "Unknown MLX async mode: {launch.mode}"
+
+
+def copy_project(target: Path) -> Path:
+    """A throw-away copy of the project's MkDocs side: mkdocs.yml, docs/ and overrides/."""
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "mkdocs.yml", target / "mkdocs.yml")
+    for name in ("docs", "overrides"):
+        shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("errors"))
+    return target
+
+
+def build_project(project: Path, records: Path = SAMPLE,
+                  site_url: str | None = SITE_URL) -> tuple[Settings, BuildReport]:
+    """Generate and build the site of ``records`` in ``project`` (as ``errdocs build`` does)."""
+    settings = load_settings(project / "mkdocs.yml", site_url=site_url)
+    generate(check([records]), settings.out_dir)
+    return settings, build_site(settings)
+
+
+def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleReport:
+    """The offline bundle of every record of ``records``."""
+    settings = load_settings(project / "mkdocs.yml")
+    return make_bundle(check([records]).records, settings, output)
+
+
+def unzip(archive: Path, target: Path) -> Path:
+    """Extract ``archive``; return the folder holding its ``index.html``."""
+    with zipfile.ZipFile(archive) as opened:
+        opened.extractall(target)
+    (index,) = target.glob("*/index.html")
+    return index.parent
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """A static host serving the site under ``prefix`` (the path of its ``site_url``): files
+    as they are, ``404.html`` with status 404 for anything missing."""
+
+    prefix = "/"
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "__outside_the_site__")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the tests look at what the browser saw, not at the server's log."""
+
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+@contextlib.contextmanager
+def serve(directory: Path, prefix: str = "/") -> Iterator[str]:
+    """Serve ``directory`` at ``prefix`` on a free port of 127.0.0.1; yield the site's URL."""
+    handler_class = type("Handler", (_Handler,), {"prefix": prefix})
+    handler = functools.partial(handler_class, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,89 @@
+"""The command line: exit codes and exact output, through Click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from errdocs.cli import main
+
+from .conftest import ROOT, SAMPLE
+
+BAD = [
+    {"record": {"id": "ok1", "repo": "o/r", "slug": "fine", "errorMessage": "fine"}},
+    {"record": {"id": "bad1", "repo": "o/r", "slug": "x", "errorMessage": "x", "tags": "a,b"}},
+]
+
+
+def _write_bad(tmp_path: Path) -> Path:
+    path = tmp_path / "data.jsonl"
+    path.write_text("\n".join(json.dumps(v) for v in BAD) + "\n{oops\n")
+    return path
+
+
+def test_check_sample_is_clean() -> None:
+    result = CliRunner().invoke(main, ["check", str(SAMPLE)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "40 records checked: 0 errors, 0 warnings\n"
+    assert result.stderr == ""
+
+
+def test_check_reports_every_problem_and_exits_1(tmp_path: Path) -> None:
+    path = _write_bad(tmp_path)
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"{path}:2: record 'bad1': field 'tags': expected a list of strings, got \"a,b\"; "
+        'for example ["config", "io"]\n'
+        f"{path}:3: not valid JSON: Expecting property name enclosed in double quotes "
+        "(column 2)\n"
+    )
+    assert result.stdout == "1 records checked: 2 errors, 0 warnings\n"
+
+
+def test_check_needs_a_path() -> None:
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 2
+    assert "Missing argument 'PATHS...'" in result.stderr
+
+
+def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> None:
+    config = str(project / "mkdocs.yml")
+    first = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
+    assert first.exit_code == 0, first.output
+    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 123 written, "
+                            "0 unchanged, 0 removed\n")
+    second = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
+    assert second.stdout == ("40 records, 0 errors, 0 warnings; pages: 0 written, "
+                             "123 unchanged, 0 removed\n")
+    assert (project / "docs" / "errors" / "index.md").is_file()
+    assert (project / "docs" / "index.md").read_text() == (ROOT / "docs" / "index.md").read_text()
+
+
+def test_strict_build_with_bad_records_changes_nothing(project: Path, tmp_path: Path) -> None:
+    site = project / "site"
+    site.mkdir()
+    (site / "old.html").write_text("previous site")
+    result = CliRunner().invoke(main, ["build", str(_write_bad(tmp_path)), "--strict",
+                                       "-f", str(project / "mkdocs.yml")])
+    assert result.exit_code == 1
+    assert result.stderr.endswith(
+        "Error: 2 errors, 0 warnings in the records; nothing was written (--strict)\n")
+    assert [p.name for p in site.iterdir()] == ["old.html"]
+    assert not (project / "docs" / "errors").exists()
+
+
+def test_missing_config_is_explained(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["generate", "-f", str(tmp_path / "nope.yml")])
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {tmp_path / 'nope.yml'}: no MkDocs config here; run "
+                             "errdocs from the project folder or pass --config-file\n")
+
+
+def test_every_command_is_documented_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    documented = set(re.findall(r"`errdocs (\w+)", readme))
+    assert set(main.commands) <= documented, set(main.commands) - documented
