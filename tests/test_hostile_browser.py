@@ -2,7 +2,8 @@
 
 The site is built by the real ``errdocs build`` and served from 127.0.0.1; Debian's Chromium is
 driven through Playwright. A dialog (``alert``), an uncaught script error or a console error on
-any page fails the test, and so does one while searching the hostile text.
+any page fails the test, and so does a request off the machine or any of these while searching
+the hostile text.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
+LOCAL = ("http://127.0.0.1:", "file://", "data:", "blob:")
+"""Where a page may load things from: the test's own server, the disk, inline data."""
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's Chromium is not installed"),
@@ -33,7 +37,8 @@ class _Events:
     """What a page did that it should not have."""
 
     seen: list[tuple[str, str, str]] = field(default_factory=list)
-    """(kind, url, text) of each dialog, page error and console error."""
+    """(kind, url, text) of each dialog, page error, console error and request that leaves the
+    machine (a record's image or link must never be fetched)."""
 
 
 @pytest.fixture(scope="module")
@@ -84,21 +89,25 @@ def watched(browser: Browser) -> Iterator[tuple[Page, _Events]]:
     page.on("dialog", on_dialog)
     page.on("pageerror", lambda error: events.seen.append(("pageerror", page.url, str(error))))
     page.on("console", on_console)
+    page.on("request", lambda request: request.url.startswith(LOCAL) or events.seen.append(
+        ("request", page.url, request.url)))
     try:
         yield page, events
     finally:
         page.close()
 
 
-def test_the_watch_sees_a_planted_alert_error_and_console_error(
+def test_the_watch_sees_a_planted_alert_error_console_error_and_request(
         watched: tuple[Page, _Events], tmp_path: Path) -> None:
     """The listeners are what the tests below rely on: show that they fire."""
     page, events = watched
     planted = tmp_path / "planted.html"
+    # 127.0.0.2 stands for "off the site" without sending anything off the machine.
     planted.write_text("<script>alert('planted')</script><script>console.error('c')</script>"
-                       "<script>throw new Error('boom')</script>", "utf-8")
+                       "<script>throw new Error('boom')</script>"
+                       '<img src="http://127.0.0.2:9/tracker.png">', "utf-8")
     page.goto(planted.as_uri())
-    assert sorted(kind for kind, _, _ in events.seen) == ["console", "dialog", "pageerror"]
+    assert {kind for kind, _, _ in events.seen} == {"console", "dialog", "pageerror", "request"}
 
 
 def test_no_page_opens_a_dialog_or_logs_an_error(
