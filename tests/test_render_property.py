@@ -8,11 +8,13 @@ turned into HTML by MkDocs' own page renderer with the Markdown extensions of th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -129,8 +131,8 @@ def test_any_text_shows_literally_adds_no_markup_and_stays_inside(
     records = list(validator.validate_all(items))
     assert [p for p in validator.problems if p.severity is Severity.ERROR] == []
     plain = [_plain(r, n) for n, r in enumerate(records)]
-    with _Rendered(config, records) as (catalog, html_pages), \
-         _Rendered(config, plain) as (_, plain_pages):
+    with _rendered(config, records) as (catalog, html_pages), \
+         _rendered(config, plain) as (_, plain_pages):
         for record, twin in zip(records, plain, strict=True):
             page = html_pages[record.id]
             _assert_front_matter_and_title(record, page)
@@ -142,34 +144,31 @@ def test_any_text_shows_literally_adds_no_markup_and_stays_inside(
 # --- rendering ---------------------------------------------------------------------------
 
 
-class _Rendered:
+@contextlib.contextmanager
+def _rendered(config: MkDocsConfig,
+              records: list[Record]) -> Iterator[tuple[Catalog, dict[str, Page]]]:
     """Write the subtree of ``records`` into a fresh docs folder; render each record page."""
-
-    def __init__(self, config: MkDocsConfig, records: list[Record]) -> None:
-        self.config, self.records = config, records
-        self.root = Path(tempfile.mkdtemp(prefix="errdocs-prop-", dir=FAST_TMP))
-
-    def __enter__(self) -> tuple[Catalog, dict[str, Page]]:
-        catalog, pages = pages_for(self.records)
-        docs = self.root / "docs"
+    root = Path(tempfile.mkdtemp(prefix="errdocs-prop-", dir=FAST_TMP))
+    try:
+        catalog, pages = pages_for(records)
+        docs = root / "docs"
         out = docs / "errors"
         write_pages(out, pages)
-        written = {p for p in self.root.rglob("*") if p.is_file()}
+        written = {p for p in root.rglob("*") if p.is_file()}
         assert all(p.resolve().is_relative_to(out.resolve()) for p in written)
-        files = Files([File(f"errors/{p.path}", str(docs), str(self.root / "site"), True)
+        files = Files([File(f"errors/{p.path}", str(docs), str(root / "site"), True)
                        for p in pages])
         rendered = {}
-        for record in self.records:
+        for record in records:
             path = catalog.entries[record.id].path
             assert (out / path).resolve().is_relative_to(out.resolve())
-            page = Page(None, files.get_file_from_path(f"errors/{path}"), self.config)
-            page.read_source(self.config)
-            page.render(self.config, files)
+            page = Page(None, files.get_file_from_path(f"errors/{path}"), config)
+            page.read_source(config)
+            page.render(config, files)
             rendered[record.id] = page
-        return catalog, rendered
-
-    def __exit__(self, *exc: object) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        yield catalog, rendered
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 # --- what the reader sees ------------------------------------------------------------------
