@@ -138,7 +138,7 @@ def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bo
     if opened.record_problems:
         click.echo(f"{summary(opened.record_problems)} in the records (errdocs check shows them)",
                    err=True)
-    for problem in opened.index.problems:  # once: a cached index does not repeat them
+    for problem in [*opened.index.problems, *opened.index.unusable]:  # once: not from cache
         click.echo(str(problem), err=True)
     try:
         matches = lookup(opened.index, pasted, limit=limit)

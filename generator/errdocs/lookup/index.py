@@ -96,17 +96,22 @@ class LookupIndex:
     postings: dict[str, list[int]]
     """Key word to the positions in :attr:`targets` of the records filed under it."""
     problems: list[Problem]
-    """Bad or useless patterns, one each (those records are matched by their template)."""
+    """Patterns that do not compile, one each (those records are matched by their template)."""
+    unusable: list[Problem] = field(default_factory=list)
+    """Patterns with no whole word to file the record under (matched by their template too):
+    a limit of the lookup rather than a fault of the record, so only ``errdocs lookup`` says
+    so."""
     _compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, targets: list[Target], problems: list[Problem]) -> LookupIndex:
+    def of(cls, targets: list[Target], problems: list[Problem],
+           unusable: list[Problem] | None = None) -> LookupIndex:
         """The index of ``targets`` (in their order), with the postings of their keys."""
         postings: dict[str, list[int]] = {}
         for position, target in enumerate(targets):
             for key in target.keys:
                 postings.setdefault(key, []).append(position)
-        return cls(targets, postings, problems)
+        return cls(targets, postings, problems, unusable or [])
 
     def regex(self, source: str) -> re.Pattern[str]:
         """The compiled regex for a source :func:`.patterns.parse` accepted (compiled when
@@ -140,16 +145,18 @@ def build_index(records: Iterable[Record], catalog: Catalog, *,
     """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
     the patterns for the browser (parsing each pattern once for both)."""
     problems: list[Problem] = []
-    prepared = [_prepare(r, problems, javascript) for r in records]
+    unusable: list[Problem] = []
+    prepared = [_prepare(r, problems, unusable, javascript) for r in records]
     prepared.sort(key=lambda p: catalog.entries[p.record.id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
     common = max(SECOND_KEY_MAX, len(prepared) // 2000)
     targets = [_target(item, catalog.entries[item.record.id].path, frequency, common)
                for item in prepared]
-    return LookupIndex.of(targets, problems)
+    return LookupIndex.of(targets, problems, unusable)
 
 
-def _prepare(record: Record, problems: list[Problem], javascript: bool) -> _Prepared:
+def _prepare(record: Record, problems: list[Problem], unusable: list[Problem],
+             javascript: bool) -> _Prepared:
     """Read the record's pattern; a bad or useless one is reported and set aside."""
     template_req = template_requirements(record.error_message)
     source = record.message_pattern
@@ -163,8 +170,8 @@ def _prepare(record: Record, problems: list[Problem], javascript: bool) -> _Prep
                                  "message template instead"))
         return _Prepared(record, None, None, template_req)
     if not requirements.words:
-        problems.append(_problem(record, "requires no whole word, so it would match almost any "
-                                 "message; it is matched by its message template instead"))
+        unusable.append(_problem(record, "has no whole word to find the record by; it is "
+                                 "matched by its message template instead"))
         return _Prepared(record, None, None, template_req)
     return _Prepared(record, source, requirements, template_req,
                      _javascript(tree) if javascript else None)
