@@ -126,3 +126,9 @@ def test_fence_is_longer_than_any_backtick_run() -> None:
 ])
 def test_safe_url(url: str, host: str | None, expected: str | None) -> None:
     assert escape.safe_url(url, host=host) == expected
+
+
+def test_blanks_at_the_ends_of_a_code_span_still_separate_words() -> None:
+    # Found by the property test: '\\` 0`' showed as '\\0'.
+    assert _visible(escape.inline("\\` 0`")) == (["p", "code"], "\\ 0")
+    assert _visible(escape.inline("a`b `c")) == (["p", "code"], "ab c")

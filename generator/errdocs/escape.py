@@ -38,7 +38,9 @@ def inline(value: str) -> Markup:
     pos = 0
     for match in _CODE_SPAN.finditer(flat):
         out.append(flat[pos:match.start()].translate(_TABLE))
-        out.append(code_span(match.group(2)))
+        code = match.group(2)
+        # The reader still sees the blank at either end of the span, outside the <code>.
+        out.append(" " * code[0].isspace() + code_span(code) + " " * code[-1].isspace())
         pos = match.end()
     out.append(flat[pos:].translate(_TABLE))
     return Markup(_escape_start("".join(out)))
