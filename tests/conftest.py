@@ -26,6 +26,22 @@ def seed_record() -> dict:
     return json.loads(SAMPLE.read_text("utf-8").splitlines()[0])["record"]
 
 
+@pytest.fixture(scope="session")
+def sample_checked():
+    """The sample dataset, checked once per test session."""
+    from errdocs.pipeline import check
+
+    return check([SAMPLE])
+
+
+@pytest.fixture(scope="session")
+def sample_index(sample_checked):
+    """The lookup index of the sample dataset."""
+    from errdocs.pipeline import index_for_lookup
+
+    return index_for_lookup(sample_checked)
+
+
 @dataclass(frozen=True)
 class Built:
     """The sample dataset's hosted site, built once per test session."""

@@ -72,6 +72,13 @@ def test_code_span_with_backticks_inside() -> None:
     assert _html(escape.code_span("`")) == "<p><code>`</code></p>"
 
 
+@pytest.mark.parametrize("value", ["#!js alert(1)", ":::python x", "<![x", "<!DOCTYPE x [",
+                                   "<script>", "*a* _b_ [l](javascript:1)", "&amp;", "\\"])
+def test_code_span_shows_its_text_and_nothing_else(value: str) -> None:
+    assert _visible(escape.code_span(value)) == (["p", "code"], value)
+    assert "<!" not in escape.code_span(value)  # MkDocs parses the source as HTML first
+
+
 def test_prose_keeps_paragraphs() -> None:
     assert _html(escape.prose("one\ntwo\n\n  three")) == "<p>one two</p>\n<p>three</p>"
 
@@ -91,6 +98,37 @@ def test_fence_is_longer_than_any_backtick_run() -> None:
      "https://github.com/o/r/blob/a/f%281%29.py"),
     ("https://github.com/o r", "github.com", None),
     ("ftp://example.com/x", None, None),
+    # Userinfo, ports, backslashes and encodings that make a browser go somewhere else.
+    ("https://github.com@evil.example/x", "github.com", None),
+    ("https://user:pw@github.com/x", "github.com", None),
+    ("https://github.com:8443/x", "github.com", None),
+    ("https://evil.example\\@github.com/x", "github.com", None),
+    ("https://github.com\\@evil.example/x", "github.com", None),
+    ("https://github.com%2F@evil.example/x", "github.com", None),
+    ("https://%67ithub.com/x", "github.com", None),
+    ("https://github.com./x", "github.com", None),
+    ("https://GITHUB.com/x", "github.com", None),
+    ("https://gith\u0456ub.com/x", "github.com", None),
+    ("https:github.com/x", "github.com", None),
+    ("https:/github.com/x", "github.com", None),
+    ("//github.com/x", "github.com", None),
+    (" https://github.com/x", "github.com", None),
+    ("https://github.com/x\n", "github.com", None),
+    ("JavaScript:alert(1)//https://github.com/", "github.com", None),
+    ("data:text/html,<script>alert(1)</script>", None, None),
+    # Allowed, with whatever Markdown or HTML could misread percent-encoded.
+    ("https://github.com/o/r/blob/a/f.py\"onmouseover=\"alert(1)", "github.com",
+     "https://github.com/o/r/blob/a/f.py%22onmouseover=%22alert%281%29"),
+    ("https://github.com/o/r/blob/a/<script>`x`\\y", "github.com",
+     "https://github.com/o/r/blob/a/%3Cscript%3E%60x%60%5Cy"),
+    ("https://github.com/o/r/blob/a/ünï.py", "github.com",
+     "https://github.com/o/r/blob/a/%C3%BCn%C3%AF.py"),
 ])
 def test_safe_url(url: str, host: str | None, expected: str | None) -> None:
     assert escape.safe_url(url, host=host) == expected
+
+
+def test_blanks_at_the_ends_of_a_code_span_still_separate_words() -> None:
+    # Found by the property test: '\\` 0`' showed as '\\0'.
+    assert _visible(escape.inline("\\` 0`")) == (["p", "code"], "\\ 0")
+    assert _visible(escape.inline("a`b `c")) == (["p", "code"], "ab c")

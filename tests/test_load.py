@@ -61,7 +61,8 @@ def test_a_broken_line_is_reported_and_the_rest_still_load(tmp_path: Path) -> No
     path.write_text('{"id": "a1", "repo": \n' + json.dumps(REC_B) + "\n")
     items = list(load([path]))
     assert isinstance(items[0], Problem)
-    assert str(items[0]) == (f"{path}:1: not valid JSON: Expecting value (column 21)")
+    assert str(items[0]) == (f"{path}:1: not valid JSON: Expecting value (column 21: the text "
+                             "ends early, truncated?)")
     assert isinstance(items[1], RawItem) and items[1].value == REC_B
 
 
@@ -71,3 +72,44 @@ def test_not_utf8(tmp_path: Path) -> None:
     [problem] = list(load([path]))
     assert isinstance(problem, Problem)
     assert str(problem).startswith(f"{path}:0: not UTF-8 text")
+
+
+def test_too_deeply_nested_json_is_reported_not_a_crash(tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    lines = tmp_path / "data.jsonl"
+    lines.write_text(deep + "\n" + json.dumps(REC_A) + "\n")
+    array = tmp_path / "data.json"
+    array.write_text("[\n" + json.dumps(REC_A) + ",\n" + deep + "\n]")
+    single = tmp_path / "one.json"
+    single.write_text("{\n" + '"x": ' + deep + "\n}")
+    items = load([lines, array, single])
+    assert [str(i) if isinstance(i, Problem) else i.value for i in items] == [
+        f"{lines}:1: not valid JSON: nested too deeply",  # .jsonl: never read as one array
+        REC_A,
+        REC_A,
+        f"{array}:3: not valid JSON: nested too deeply",
+        f"{single}:1: not valid JSON: nested too deeply",
+    ]
+
+
+def test_a_number_with_too_many_digits(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text('{"httpStatus": ' + "9" * 5000 + "}\n" + json.dumps(REC_A) + "\n")
+    items = list(load([path]))
+    assert str(items[0]) == (f"{path}:1: not valid JSON: Exceeds the limit (4300 digits) for "
+                             "integer string conversion")
+    assert isinstance(items[1], RawItem) and items[1].value == REC_A
+
+
+def test_a_byte_order_mark_inside_joined_files(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    bom = b"\xef\xbb\xbf"
+    path.write_bytes(bom + json.dumps(REC_A).encode() + b"\n" + bom + json.dumps(REC_B).encode())
+    assert _items(path) == [(1, REC_A), (2, REC_B)]
+
+
+def test_a_json_lines_file_whose_first_line_is_an_array_loses_only_that_line(
+        tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text("[1, 2]\n" + json.dumps(REC_A) + "\n")
+    assert _items(path) == [(1, [1, 2]), (2, REC_A)]

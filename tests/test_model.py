@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from errdocs.model import GroupKind, build_catalog, relative_link
-from errdocs.paths import segment
+import pytest
+
+from errdocs.model import GroupKind, build_catalog, relative_link, shown_tags
+from errdocs.paths import RESERVED, WINDOWS_DEVICES, segment
 
 from .helpers import record
 
@@ -61,3 +63,28 @@ def test_relative_link() -> None:
     assert relative_link("o/r/s.md", "tags/t.md") == "../../tags/t.md"
     assert relative_link("tags/t.md", "o/r/s.md") == "../o/r/s.md"
     assert relative_link("index.md", "tags/index.md") == "tags/index.md"
+
+
+@pytest.mark.parametrize("value", ["index.md", "con", "NUL", "aux.md", "com1", "lpt9.txt"])
+def test_names_the_site_or_windows_needs_are_never_taken(value: str) -> None:
+    seg = segment(value)
+    assert seg not in RESERVED and seg.split(".")[0] not in WINDOWS_DEVICES
+    assert seg.startswith(value.lower().split(".")[0])
+
+
+def test_names_merely_like_reserved_ones_are_kept() -> None:
+    assert [segment(v) for v in ["console", "index.html", "nullable"]] == [
+        "console", "index.html", "nullable"]
+
+
+def test_a_collision_suffix_never_ends_in_a_hyphen() -> None:
+    catalog = build_catalog([record("collide-1", slug="same"), record("collide-2", slug="same")])
+    paths = sorted(e.path for e in catalog.entries.values())
+    assert paths == ["o/r/same-collide.md", "o/r/same.md"]
+
+
+def test_a_page_shows_and_is_listed_under_at_most_100_tags() -> None:
+    many = (" ", "TAG0", *(f"tag{n}" for n in range(150)))
+    catalog = build_catalog([record("a1", tags=many)])
+    assert shown_tags(record("a1", tags=many)) == ["TAG0", *(f"tag{n}" for n in range(1, 100))]
+    assert len(catalog.groups[GroupKind.TAG]) == 100

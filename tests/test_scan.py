@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from errdocs.pipeline import check
-from errdocs.scan import InputChanged, read_records, scan
+from errdocs.scan import InputChanged, read_records, save, scan
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}
@@ -44,6 +44,7 @@ def test_problems_match_check_on_every_run_even_when_cached(tmp_path: Path) -> N
     assert len(expected) == 3
     for _ in range(2):  # the second run takes the clean record from the cache
         found = scan([data], tmp_path / "work")
+        save(found, tmp_path / "work")
         assert [str(p) for p in found.problems] == expected
         assert [x.record.id for x in found.lights] == ["a1", "c3"]
 
@@ -51,7 +52,7 @@ def test_problems_match_check_on_every_run_even_when_cached(tmp_path: Path) -> N
 def test_duplicates_are_found_among_cached_records(tmp_path: Path) -> None:
     work = tmp_path / "work"
     first = _jsonl(tmp_path / "a.jsonl", _rec())
-    scan([first], work)  # caches a1
+    save(scan([first], work), work)  # caches a1
     both = _jsonl(tmp_path / "b.jsonl", _rec(), _rec(), _rec(slug="other"))
     found = scan([both], work)
     assert [x.record.id for x in found.lights] == ["a1"]

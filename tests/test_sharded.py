@@ -100,12 +100,13 @@ def test_one_changed_record_rebuilds_one_page_and_equals_a_cold_build(
 def test_cli_output_and_a_no_op_rebuild(project: Path) -> None:
     config = str(project / "mkdocs.yml")
     first = _run("build", str(SAMPLE), "-f", config, "-j", "2")
-    assert first == (f"40 records, 0 errors, 0 warnings; units: 3 built, 0 reused; pages: 123 "
-                     f"written, 0 removed\nSite built in {project / 'site'}; 41 pages searchable\n")
+    assert first == (f"40 records, 0 errors, 0 warnings; pages: 128 written, 0 unchanged, 0 "
+                     f"removed; units: 3 built, 0 reused\nSite built in {project / 'site'}; 41 "
+                     "pages searchable\n")
     second = _run("build", str(SAMPLE), "-f", config)
-    assert second == (f"40 records, 0 errors, 0 warnings; units: 0 built, 3 reused; pages: 0 "
-                      f"written, 0 removed\nSite built in {project / 'site'}; 41 pages "
-                      "searchable\n")
+    assert second == (f"40 records, 0 errors, 0 warnings; pages: 0 written, 128 unchanged, 0 "
+                      f"removed; units: 0 built, 3 reused\nSite built in {project / 'site'}; 41 "
+                      "pages searchable\n")
 
 
 def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None) -> None:

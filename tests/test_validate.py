@@ -92,3 +92,74 @@ def test_booleans_are_not_integers() -> None:
     validator = Validator()
     assert validator.validate(RawItem(Origin("d", 1), GOOD | {"httpStatus": True})) is None
     assert validator.problems[0].severity is Severity.ERROR
+
+
+def test_numbers_that_cannot_be_lines_are_left_out_with_a_warning() -> None:
+    [record], problems = _check(GOOD | {"sourceCode": "a\nb", "sourceCodeStart": -3,
+                                        "sourceCodeEnd": 0, "lineNumber": 10**12})
+    assert (record.source_code_start, record.source_code_end, record.line_number) == (
+        None, None, None)
+    assert problems == [
+        "d.jsonl:1: record 'a1': field 'lineNumber': warning: 1000000000000 is not a line number "
+        "(1 to 10000000); left out",
+        "d.jsonl:1: record 'a1': field 'sourceCodeStart': warning: -3 is not a line number "
+        "(1 to 10000000); left out",
+        "d.jsonl:1: record 'a1': field 'sourceCodeEnd': warning: 0 is not a line number "
+        "(1 to 10000000); left out",
+    ]
+
+
+def test_a_missing_excerpt_end_or_start_is_derived_quietly() -> None:
+    records, problems = _check(
+        GOOD | {"sourceCode": "a\nb\nc", "sourceCodeStart": 7, "lineNumber": 8},
+        GOOD | {"id": "b2", "sourceCode": "a\nb\nc", "sourceCodeEnd": 9, "lineNumber": 8})
+    assert problems == []
+    assert [(r.source_code_start, r.source_code_end) for r in records] == [(7, 9), (7, 9)]
+
+
+def test_control_characters_are_dropped_and_newlines_normalised() -> None:
+    [record], problems = _check(GOOD | {"errorMessage": "a\x00b\x1b[31mc\x02\x03\x85d\x0ce\r\nf",
+                                        "solutions": ["x\ty\x7f\x9b"]})
+    assert problems == []
+    assert record.error_message == "ab[31mc d e\nf"
+    assert record.solutions == ("x\ty",)
+
+
+def test_duplicates_are_found_on_the_normalised_id() -> None:
+    records, problems = _check(GOOD | {"id": "a\r\nb"}, GOOD | {"id": "a\nb", "slug": "t"})
+    assert [r.id for r in records] == ["a\nb"]
+    assert problems == [
+        "d.jsonl:2: record 'a\\nb': field 'id': duplicate id with different content; keeping the "
+        "record from d.jsonl:1"
+    ]
+
+
+def test_a_source_link_that_is_not_https_github_is_kept_as_text_with_a_warning() -> None:
+    records, problems = _check(
+        GOOD | {"githubUrl": "https://github.com/o/r/blob/a/f.py#L1"},
+        GOOD | {"id": "b2", "githubUrl": "javascript:alert(1)"},
+        GOOD | {"id": "c3", "githubUrl": "https://github.com@evil.example/"})
+    assert [r.github_url for r in records] == [
+        "https://github.com/o/r/blob/a/f.py#L1", "javascript:alert(1)",
+        "https://github.com@evil.example/"]
+    assert problems == [
+        "d.jsonl:2: record 'b2': field 'githubUrl': warning: not an https://github.com/ link, "
+        'shown as text: "javascript:alert(1)"',
+        "d.jsonl:3: record 'c3': field 'githubUrl': warning: not an https://github.com/ link, "
+        'shown as text: "https://github.com@evil.example/"',
+    ]
+
+
+def test_shown_values_cannot_drive_the_terminal() -> None:
+    _, problems = _check(GOOD | {"lineNumber": "\x1b[2J\u202eevil\x9b"})
+    assert problems == [
+        "d.jsonl:1: record 'a1': field 'lineNumber': expected an integer, got "
+        '"\\u001b[2J\\u202eevil\\u009b"; for example 658'
+    ]
+
+
+def test_a_broken_dataset_version_drops_the_record() -> None:
+    records, problems = _check({"record": GOOD, "datasetVersion": "v\ud800"})
+    assert records == []
+    assert problems == ['d.jsonl:1: field \'datasetVersion\': text contains a lone UTF-16 '
+                        'surrogate (broken Unicode): "v\\ud800"']

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
 
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
+from .lookup import lookup, report, store
+from .lookup.show import show as show_page
 from .merge import MergeError
 from .parallel import default_jobs
-from .pipeline import Checked, check, generate
+from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
 from .scan import InputChanged
 from .searchindex import SearchIndexFailed
@@ -167,16 +170,71 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
                                    "written (--strict)") from exc
     except (UnitFailed, MergeError, InputChanged, SearchIndexFailed) as exc:
         raise click.ClickException(f"{exc}; the previous site was left as it was") from exc
-    for problem in report.problems:
+    for problem in [*report.problems, *report.lookup_problems]:
         click.echo(str(problem), err=True)
-    click.echo(f"{report.records} records, {summary(report.problems)}; units: {report.built} "
-               f"built, {report.reused} reused; pages: {report.written} written, "
-               f"{report.removed} removed")
+    if report.unconverted:
+        click.echo(f"{report.unconverted} message patterns have no JavaScript form; the site's "
+                   "paste box matches those records by their message template", err=True)
+    click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
+               f"written, {report.unchanged} unchanged, {report.removed} removed; units: "
+               f"{report.built} built, {report.reused} reused")
     if report.merged:
         searchable = "" if report.searchable is None else (
             f"; {report.searchable} pages searchable")
         click.echo(f"Site built in {settings.site_dir}{searchable}")
     return report
+
+
+@main.command("lookup")
+@click.argument("text", nargs=-1, required=True)
+@click.option("--records", "-r", "records", multiple=True,
+              type=click.Path(exists=True, path_type=Path),
+              help=f"Records to search (repeatable). Default: {SAMPLE_DATASET}.")
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as a JSON list.")
+@click.option("--limit", "-n", type=click.IntRange(min=1), default=5, show_default=True,
+              help="How many matches to print.")
+@click.option("--show", is_flag=True, help="Print the best match's page in the terminal.")
+@click.option("--cache/--no-cache", default=True, show_default=True,
+              help=f"Keep the index of the records in {store.CACHE_DIR}/ between calls.")
+def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bool, limit: int,
+                   show: bool, cache: bool) -> None:
+    """Find the page of an error message or a pasted traceback (TEXT, or - for stdin).
+
+    Exits with 1 when nothing matches.
+    """
+    pasted = click.get_text_stream("stdin").read() if text == ("-",) else " ".join(text)
+    opened = open_lookup_index(records or (_sample_dataset(),), store.CACHE_DIR if cache else None)
+    gc.freeze()  # the index lives until exit: spare the collector from scanning it mid-lookup
+    if opened.record_problems:
+        click.echo(f"{summary(opened.record_problems)} in the records (errdocs check shows them)",
+                   err=True)
+    for problem in [*opened.index.problems, *opened.index.unusable]:  # once: not from cache
+        click.echo(str(problem), err=True)
+    try:
+        matches = lookup(opened.index, pasted, limit=limit)
+    except store.DamagedCache as exc:
+        raise click.ClickException(f"{exc}; run again with --no-cache, or delete "
+                                   f"{store.CACHE_DIR}/") from exc
+    if show and matches:
+        record = record_at(matches[0].target.origin)
+        if record is None:
+            raise click.ClickException(f"{matches[0].target.origin}: the record is no longer "
+                                       "there; run again with --no-cache")
+        click.echo(show_page(record, matches[0]), nl=False)
+    elif as_json:
+        click.echo(report.as_json(matches))
+    elif matches:
+        click.echo(report.as_text(matches))
+    if not matches:
+        if not as_json:
+            click.echo("No matching error found.", err=True)
+        raise SystemExit(1)
+
+
+def _sample_dataset() -> Path:
+    if not SAMPLE_DATASET.is_file():
+        raise click.UsageError(f"{SAMPLE_DATASET} not found here; pass --records PATH")
+    return SAMPLE_DATASET
 
 
 def _settings(config_file: Path, site_dir: Path | None = None,
@@ -210,6 +268,11 @@ def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> N
         raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
                                    "written (--strict)")
     result = generate(checked, settings.out_dir)
+    for problem in result.lookup_problems:
+        click.echo(str(problem), err=True)
+    if result.unconverted:
+        click.echo(f"{result.unconverted} message patterns have no JavaScript form; the site's "
+                   "paste box matches those records by their message template", err=True)
     r = result.report
     click.echo(f"{len(checked.records)} records, {summary(checked.problems)}; pages: "
                f"{r.written} written, {r.unchanged} unchanged, {r.removed} removed")

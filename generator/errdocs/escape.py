@@ -38,7 +38,9 @@ def inline(value: str) -> Markup:
     pos = 0
     for match in _CODE_SPAN.finditer(flat):
         out.append(flat[pos:match.start()].translate(_TABLE))
-        out.append(code_span(match.group(2)))
+        code = match.group(2)
+        # The reader still sees the blank at either end of the span, outside the <code>.
+        out.append(" " * code[0].isspace() + code_span(code) + " " * code[-1].isspace())
         pos = match.end()
     out.append(flat[pos:].translate(_TABLE))
     return Markup(_escape_start("".join(out)))
@@ -51,11 +53,13 @@ def prose(value: str) -> Markup:
 
 
 def code_span(value: str) -> Markup:
-    """Inline code whose backtick fence is longer than any backtick run inside it."""
-    flat = " ".join(value.split("\n"))
-    fence = "`" * (_longest_run(flat, "`") + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") or not flat.strip() else ""
-    return Markup(f"{fence}{pad}{flat}{pad}{fence}")
+    """Inline code: a ``<code>`` element around :func:`text`, not a backtick span.
+
+    Markdown keeps ``<`` raw inside a backtick span, and MkDocs scans the page source as HTML
+    before Markdown runs: ``<![x`` there stops the whole build. A backtick span starting with
+    ``#!lang`` or ``:::lang`` would also become highlighted code (pymdownx.inlinehilite).
+    """
+    return Markup(f"<code>{text(value)}</code>")
 
 
 def fence_for(code: str) -> str:

@@ -22,29 +22,40 @@ class Excerpt:
     """The lines shown, joined with newlines."""
     language: str
     """Pygments lexer alias chosen from the file name, ``text`` when unknown."""
-    first_line: int
-    """Real line number of the first shown line."""
+    first_line: int | None
+    """Real line number of the first shown line; ``None`` when the record does not say."""
     marked: int | None
     """1-based position of the raising line within the shown lines, if it is shown."""
     cut: bool
     """True when the excerpt was longer than the page shows."""
 
+    @property
+    def options(self) -> str:
+        """The code fence's options: real line numbers and the marked line, when known."""
+        numbers = "" if self.first_line is None else f'linenums="{self.first_line}"'
+        mark = "" if self.marked is None else f'hl_lines="{self.marked}"'
+        return f"{numbers} {mark}".strip()
+
 
 def excerpt_of(record: Record) -> Excerpt | None:
-    """The excerpt to show, bounded to :data:`MAX_EXCERPT_LINES` around the raising line."""
+    """The excerpt to show, bounded to :data:`MAX_EXCERPT_LINES` around the raising line.
+
+    Without ``sourceCodeStart`` nothing says which file lines these are: the excerpt is shown
+    without numbers and without a mark.
+    """
     if not record.source_code:
         return None
     lines = record.source_code.split("\n")
-    start = record.source_code_start if record.source_code_start is not None else 1
-    target = record.line_number
-    inside = target is not None and start <= target < start + len(lines)
+    start, target = record.source_code_start, record.line_number
+    inside = start is not None and target is not None and start <= target < start + len(lines)
     offset = _window(len(lines), target - start if inside else 0)  # type: ignore[operator]
     # The common indentation of the shown lines is dropped: an excerpt from deep inside a
     # function otherwise spends a phone's whole width on blanks before any code.
     shown = textwrap.dedent("\n".join(lines[offset : offset + MAX_EXCERPT_LINES])).split("\n")
     marked = target - start - offset + 1 if inside else None  # type: ignore[operator]
+    first = None if start is None else start + offset
     language = language_for(record.file_path or "")
-    return Excerpt("\n".join(shown), language, start + offset, marked, len(lines) > len(shown))
+    return Excerpt("\n".join(shown), language, first, marked, len(lines) > len(shown))
 
 
 def _window(total: int, centre: int) -> int:

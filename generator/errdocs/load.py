@@ -19,6 +19,8 @@ from .records import Origin
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
 """File endings read from a directory (each also with ``.gz``)."""
+LINES_SUFFIXES = (".jsonl", ".ndjson")
+"""File endings that always mean JSON Lines."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +55,17 @@ def load(paths: Iterable[Path]) -> Iterator[RawItem | Problem]:
 
 
 def load_file(path: Path) -> Iterator[RawItem | Problem]:
-    """Read one file: a single JSON value, a JSON array, or JSON Lines."""
+    """Read one file: a single JSON value, a JSON array, or JSON Lines.
+
+    A ``.jsonl``/``.ndjson`` file is never read as one array, so a broken first line that
+    happens to start with ``[`` costs that line only, not every record after it.
+    """
     name = str(path)
+    lines_only = path.name.removesuffix(".gz").endswith(LINES_SUFFIXES)
     try:
         with _open(path) as stream:
             head = _peek(stream)
-            if head == "[":
+            if head == "[" and not lines_only:
                 yield from _load_array(name, stream.read())
             elif _first_line(stream) == "{":
                 yield from _load_single(name, stream.read())
@@ -115,20 +122,21 @@ def _first_line(stream: IO[str]) -> str:
 
 def _load_lines(name: str, stream: IO[str]) -> Iterator[RawItem | Problem]:
     for number, line in enumerate(stream, start=1):
-        text = line.strip()
+        # A byte-order mark can start any line of files joined with `cat`; it is not data.
+        text = line.strip().removeprefix("\ufeff")
         if not text:
             continue  # blank lines separate nothing in JSON Lines; skip them silently
         try:
             yield RawItem(Origin(name, number), json.loads(text))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             yield Problem(name, number, f"not valid JSON: {_json_error(exc)}")
 
 
 def _load_single(name: str, text: str) -> Iterator[RawItem | Problem]:
     try:
         yield RawItem(Origin(name, 1), json.loads(text))
-    except json.JSONDecodeError as exc:
-        yield Problem(name, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    except (ValueError, RecursionError) as exc:
+        yield Problem(name, _error_line(exc, 1), f"not valid JSON: {_json_error(exc)}")
 
 
 def _load_array(name: str, text: str) -> Iterator[RawItem | Problem]:
@@ -142,8 +150,8 @@ def _load_array(name: str, text: str) -> Iterator[RawItem | Problem]:
         line = text.count("\n", 0, pos) + 1
         try:
             value, pos = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            yield Problem(name, exc.lineno, f"not valid JSON: {exc.msg} (column {exc.colno})")
+        except (ValueError, RecursionError) as exc:
+            yield Problem(name, _error_line(exc, line), f"not valid JSON: {_json_error(exc)}")
             return
         yield RawItem(Origin(name, line), value)
         pos = _skip_space(text, pos)
@@ -155,13 +163,29 @@ def _load_array(name: str, text: str) -> Iterator[RawItem | Problem]:
             return
 
 
+def json_error(exc: ValueError | RecursionError) -> str:
+    """What is wrong with a JSON text (for :mod:`errdocs.scan`, which reads lines itself)."""
+    return _json_error(exc)
+
+
 def _skip_space(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] in " \t\r\n":
         pos += 1
     return pos
 
 
-def _json_error(exc: ValueError) -> str:
+def _json_error(exc: ValueError | RecursionError) -> str:
+    """What is wrong, without echoing the input (it may be huge or hostile)."""
     if isinstance(exc, json.JSONDecodeError):
+        if exc.pos >= len(exc.doc.rstrip()):
+            return f"{exc.msg} (column {exc.colno}: the text ends early, truncated?)"
         return f"{exc.msg} (column {exc.colno})"
-    return str(exc)
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    # An integer with more digits than Python converts; the rest of the text is advice on
+    # raising the interpreter's limit, which is not the user's fix.
+    return str(exc).split(":", 1)[0]
+
+
+def _error_line(exc: ValueError | RecursionError, default: int) -> int:
+    return exc.lineno if isinstance(exc, json.JSONDecodeError) else default

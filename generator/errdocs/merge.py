@@ -1,7 +1,8 @@
 """Assemble the site from the units' outputs, atomically and in time proportional to the change.
 
-Two trees of hard links to the units' files exist beside the site: the live one (the site)
-and a spare one, one build behind. A merge brings the spare up to date — removing the files
+Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
+one build behind, kept in the work folder (beside the site when that is on another file
+system). A merge brings the spare up to date — removing the files
 of units that changed and linking their new files — then swaps it with the live site by
 renames (:func:`errdocs.build.swap_in`'s way), so readers never see a half-made site and a
 failure leaves the previous site as it was. When the spare cannot be trusted (first build,
@@ -74,7 +75,8 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
         if not unit.site.is_dir():
             raise MergeError(f"{unit.site}: a unit's output is missing; build it first")
     target.parent.mkdir(parents=True, exist_ok=True)
-    spare = target.with_name(f".{target.name}-spare")
+    home = _home(work, target)
+    spare = home / f".{target.name}-spare"
     state = _read_state(work)
     wanted = {u.name: u.key for u in units}
     _write_state(work, {"live": state.get("live"), "spare": None})  # spare being changed
@@ -83,10 +85,10 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
         staging, fresh_spare = spare, False
     else:
         shutil.rmtree(spare, ignore_errors=True)
-        staging, fresh_spare = _fresh(target, units), True
+        staging, fresh_spare = _fresh(target, units, home), True
     try:
         _write_sitemap(staging, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
-        previous = target.with_name(f".{target.name}-previous")
+        previous = home / f".{target.name}-previous"
         shutil.rmtree(previous, ignore_errors=True)
         if target.exists():
             target.rename(previous)
@@ -101,14 +103,21 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
         _write_state(work, {"live": wanted, "spare": live_before})
     else:  # no trusted spare: make one now, so the next build is incremental
         shutil.rmtree(previous, ignore_errors=True)
-        made = _fresh(target, units)
+        made = _fresh(target, units, home)
         _write_sitemap(made, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
         made.rename(spare)
         _write_state(work, {"live": wanted, "spare": wanted})
 
 
-def _fresh(target: Path, units: Iterable[UnitOutput]) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
+def _home(work: Path, target: Path) -> Path:
+    """Where the spare tree lives: in the work folder when renames can reach the site from
+    there (the same file system), else beside the site."""
+    work.mkdir(parents=True, exist_ok=True)
+    return work if os.stat(work).st_dev == os.stat(target.parent).st_dev else target.parent
+
+
+def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=home))
     try:
         for unit in units:
             _link_all(unit, staging)

@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from .paths import disambiguate, segment
 from .records import Record
+from .schema import MAX_LIST_ITEMS
 
 
 class GroupKind(Enum):
@@ -80,6 +81,19 @@ def group_key(kind: GroupKind, value: str) -> str:
     return " ".join(value.split()).casefold()
 
 
+def shown_tags(record: Record) -> list[str]:
+    """The tags a record's page shows and is listed under: in order, without blanks or repeats
+    of one normalised tag, at most :data:`MAX_LIST_ITEMS` of them."""
+    seen: dict[str, str] = {}
+    for value in record.tags:
+        key = group_key(GroupKind.TAG, value)
+        if key and key not in seen:
+            seen[key] = value
+            if len(seen) == MAX_LIST_ITEMS:
+                break
+    return list(seen.values())
+
+
 def build_catalog(records: Iterable[Record]) -> Catalog:
     """Assign paths and collect groups. Deterministic for the same set of records."""
     records = sorted(records, key=lambda r: (r.repo.casefold(), r.analyzed_at or "", r.id))
@@ -89,7 +103,8 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
     # Oldest analysis first: a record added later never takes an existing record's URL.
     for record in records:
         repo_dir = repo_dirs[group_key(GroupKind.REPO, record.repo)]
-        name = disambiguate(segment(record.slug), taken[repo_dir], segment(record.id)[:8])
+        suffix = segment(record.id)[:8].rstrip("-.")
+        name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
         path = f"{repo_dir}/{name}.md"
         entries[record.id] = Entry(record.id, path, record.error_message, record.repo)
     groups = {kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind}
@@ -133,7 +148,7 @@ def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
 
 def _values(kind: GroupKind, record: Record) -> tuple[str, ...]:
     if kind is GroupKind.TAG:
-        return record.tags
+        return tuple(shown_tags(record))
     if kind is GroupKind.CATEGORY:
         return (record.background_tag,) if record.background_tag else ()
     return (record.repo,)

@@ -10,9 +10,13 @@ from functools import lru_cache
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _MAX_LEN = 80
-RESERVED = frozenset({"index", "tags", "categories", "repos", "assets", "search",
+RESERVED = frozenset({"index", "index.md", "tags", "categories", "repos", "assets", "search",
                       "stylesheets", "javascripts", "404", "sitemap.xml"})
 """Names the site itself uses next to record folders; a segment never takes one of them."""
+WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)),
+                             *(f"lpt{n}" for n in range(10))})
+"""Names Windows cannot store with any extension (``con``, ``nul.md``): the offline bundle is
+unpacked there too, so no segment starts with one of them."""
 
 
 def short_hash(value: str, length: int = 6) -> str:
@@ -30,9 +34,16 @@ def segment(value: str, *, reserved: frozenset[str] = RESERVED) -> str:
     ascii_text = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
     cleaned = _UNSAFE.sub("-", ascii_text.lower())
     cleaned = re.sub(r"-{2,}", "-", cleaned).strip("-.")[:_MAX_LEN].strip("-.")
-    if cleaned and cleaned == value.lower() and cleaned not in reserved:
+    reserved_name = _is_reserved(cleaned, reserved)
+    if cleaned and cleaned == value.lower() and not reserved_name:
         return cleaned
+    if reserved_name:
+        cleaned = cleaned.replace(".", "-")  # "aux.md-1a2b3c" would still be "aux" to Windows
     return f"{cleaned or 'x'}-{short_hash(value)}"
+
+
+def _is_reserved(cleaned: str, reserved: frozenset[str]) -> bool:
+    return cleaned in reserved or cleaned.split(".", 1)[0] in WINDOWS_DEVICES
 
 
 def disambiguate(wanted: str, taken: set[str], suffix: str) -> str:

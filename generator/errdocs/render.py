@@ -18,12 +18,11 @@ from markupsafe import Markup
 from . import escape, paging
 from .excerpt import excerpt_of, language_for
 from .meta import group_meta, list_meta, record_meta
-from .model import Catalog, Entry, Group, GroupKind, relative_link
+from .model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
 from .paging import PagerLink
 from .records import Record
-from .schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS
+from .schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
 
-GITHUB = "github.com"
 T = TypeVar("T")
 
 
@@ -41,7 +40,7 @@ def _finalize(value: object) -> object:
     if isinstance(value, Markup) or value is None:
         return value if value is not None else ""
     if isinstance(value, str):
-        return escape.text(value)
+        return escape.text(_cut(value))
     return value
 
 
@@ -60,7 +59,7 @@ def environment() -> Environment:
     env.filters.update(
         prose=lambda v: escape.prose(_cut(v)),
         inline=lambda v: escape.inline(_cut(v)),
-        code_span=escape.code_span,
+        code_span=lambda v: escape.code_span(_cut(v)),
         fenced=_fenced,
         front_matter=_front_matter,
     )
@@ -70,13 +69,15 @@ def environment() -> Environment:
 def render_record(record: Record, catalog: Catalog) -> Page:
     """The page of one record."""
     entry = catalog.entries[record.id]
-    tags = _unique(record.tags)
+    source_url = escape.safe_url(record.github_url, host=SOURCE_HOST)
+    tags = shown_tags(record)
     context = {
         "r": record,
         "meta": record_meta(record, tags),
         "excerpt": excerpt_of(record),
         "language": language_for(record.file_path or ""),
-        "source_url": _markup(escape.safe_url(record.github_url, host=GITHUB)),
+        "source_url": _markup(source_url),
+        "source_text": record.github_url if source_url is None else None,
         "solutions": record.solutions[:MAX_LIST_ITEMS],
         "tips": record.prevention_tips[:MAX_LIST_ITEMS],
         "more_solutions": max(0, len(record.solutions) - MAX_LIST_ITEMS),
@@ -148,8 +149,9 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
 
 
 def _markup(url: str | None) -> Markup | None:
-    """A URL that :func:`escape.safe_url` accepted and percent-encoded."""
-    return None if url is None else Markup(url)
+    """A URL that :func:`escape.safe_url` accepted and percent-encoded, as a Markdown link
+    target: Markdown passes ``&amp;`` through as an entity, so a literal ``&`` is written so."""
+    return None if url is None else Markup(url.replace("&", "&amp;"))
 
 
 def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:
@@ -160,16 +162,6 @@ def _category_link(record: Record, entry: Entry, catalog: Catalog) -> tuple[str,
     if not record.background_tag or not record.background_tag.strip():
         return None
     return _links(entry, [catalog.group_of(GroupKind.CATEGORY, record.background_tag)])[0]
-
-
-def _unique(values: tuple[str, ...]) -> list[str]:
-    """Tags in order, dropping blanks and repeats of the same normalised tag."""
-    seen: dict[str, str] = {}
-    for value in values:
-        key = " ".join(value.split()).casefold()
-        if key and key not in seen:
-            seen[key] = value
-    return list(seen.values())
 
 
 def _cut(value: str) -> str:
@@ -185,6 +177,12 @@ def _fenced(code: str, language: str, options: str = "") -> Markup:
 
 
 def _front_matter(data: dict[str, object]) -> Markup:
-    """YAML front matter written by a YAML dumper, never by string formatting."""
-    body = yaml.safe_dump(data, allow_unicode=True, sort_keys=True, width=1000)
+    """YAML front matter written by a YAML dumper, never by string formatting.
+
+    Every string is double-quoted on one line: newlines and the characters YAML also breaks
+    lines on (NEL, LS, PS) become escapes, so no value can end the front matter early or come
+    back changed.
+    """
+    body = yaml.safe_dump(data, allow_unicode=True, sort_keys=True, width=2**31,
+                          default_style='"')
     return Markup(f"---\n{body}---")

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from .load import RawItem, is_plain_json_lines, iter_files, load_file
+from .load import RawItem, is_plain_json_lines, iter_files, json_error, load_file
 from .problems import Problem
 from .records import Origin, Record
 from .validate import Validator
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+CACHE_FILE = "scan-cache.pickle"
 
 
 class Cached(NamedTuple):
@@ -41,6 +42,7 @@ class Cached(NamedTuple):
     repo: str
     slug: str
     error_message: str
+    message_pattern: str | None
     analyzed_at: str | None
     tags: tuple[str, ...]
     background_tag: str | None
@@ -52,7 +54,7 @@ class Light:
     """A good record as pass 1 keeps it."""
 
     record: Record
-    """A light Record: only the fields the catalogue uses are set."""
+    """A light Record: only the fields the catalogue and the lookup data use are set."""
     line_hash: str
     """Hash of the record's JSON line: changes whenever anything in the record changes."""
     source: int
@@ -71,6 +73,8 @@ class Scan:
     """Errors and warnings, in input order."""
     sources: list[str]
     """JSON Lines files to re-read records from (inputs or spool files)."""
+    clean: dict[bytes, Cached]
+    """The clean records of this run, by line hash: the next run's cache (:func:`save`)."""
 
 
 class _Line(NamedTuple):
@@ -81,10 +85,8 @@ class _Line(NamedTuple):
 
 
 def scan(paths: Iterable[Path], work_dir: Path) -> Scan:
-    """Read and validate every record of ``paths``; cache clean records in ``work_dir``."""
-    work_dir.mkdir(parents=True, exist_ok=True)
-    cache_file = work_dir / "scan-cache.pickle"
-    cache = _read_cache(cache_file)
+    """Read and validate every record of ``paths``, using the cache in ``work_dir``."""
+    cache = _read_cache(work_dir / CACHE_FILE)
     fresh: dict[bytes, Cached] = {}
     validator = Validator()
     lights: list[Light] = []
@@ -94,8 +96,14 @@ def scan(paths: Iterable[Path], work_dir: Path) -> Scan:
         light = _light(line, cache, fresh, validator)
         if light is not None:
             lights.append(light)
-    _write_cache(cache_file, fresh)
-    return Scan(lights, validator.problems, sources)
+    return Scan(lights, validator.problems, sources, fresh)
+
+
+def save(found: Scan, work_dir: Path) -> None:
+    """Keep this run's clean records for the next run (call it when the build succeeded: a
+    failed build leaves the work folder as it was)."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    _write_cache(work_dir / CACHE_FILE, found.clean)
 
 
 def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
@@ -109,7 +117,7 @@ def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
         return _make_light(known, line, key)
     try:
         value = json.loads(line.raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         validator.problems.append(Problem(line.origin.path, line.origin.line,
                                           f"not valid JSON: {_json_error(exc)}"))
         return None
@@ -120,13 +128,15 @@ def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
     digest = validator.digest_of(record.id)
     if len(validator.problems) == before and digest is not None:
         fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
-                            record.analyzed_at, record.tags, record.background_tag, digest)
+                            record.message_pattern, record.analyzed_at, record.tags,
+                            record.background_tag, digest)
     return _make_light(record, line, key)
 
 
 def _make_light(fields: Cached | Record, line: _Line, key: bytes) -> Light:
     record = Record(id=fields.id, repo=fields.repo, slug=fields.slug,
-                    error_message=fields.error_message, origin=line.origin,
+                    error_message=fields.error_message,
+                    message_pattern=fields.message_pattern, origin=line.origin,
                     analyzed_at=fields.analyzed_at, tags=fields.tags,
                     background_tag=fields.background_tag)
     return Light(record, key.hex(), line.source, line.offset)
@@ -217,9 +227,7 @@ def _write_cache(path: Path, entries: dict[bytes, Cached]) -> None:
     os.replace(tmp, path)
 
 
-def _json_error(exc: ValueError) -> str:
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} (column {exc.colno})"
+def _json_error(exc: ValueError | RecursionError) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"not UTF-8 text ({exc.reason})"
-    return str(exc)
+    return json_error(exc)  # the loader's wording, so check and build report alike

@@ -70,6 +70,11 @@ FIELDS: tuple[Field, ...] = (
 
 FIELDS_BY_NAME = {f.name: f for f in FIELDS}
 
+SOURCE_HOST = "github.com"
+"""The only host a "view source" link may point to (over https); other URLs are shown as text."""
+
+MAX_LINE_NUMBER = 10_000_000
+"""Line numbers run from 1 to this; anything else is not a line of a real source file."""
 MAX_EXCERPT_LINES = 200
 """Longer excerpts are cut to this many lines around the raising line."""
 MAX_LIST_ITEMS = 100

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .lookup import build_index
+from .lookup.sitedata import site_data
 from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
@@ -20,7 +22,7 @@ from .parallel import run_units
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
-from .scan import scan
+from .scan import Scan, save, scan
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
@@ -68,6 +70,12 @@ class ShardedReport:
     """True when the site was assembled."""
     searchable: int | None = None
     """Pages in the site's search index (when the site was assembled)."""
+    unchanged: int = 0
+    """Generated files left as they were (not rewritten; in reused units, not even made)."""
+    lookup_problems: tuple[Problem, ...] = ()
+    """Record patterns the paste box's lookup could not use."""
+    unconverted: int = 0
+    """Patterns with no JavaScript form (the paste box matches those by template)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -88,6 +96,9 @@ class _Prepared:
     problems: list[Problem]
     records: int
     written: int
+    lookup_problems: tuple[Problem, ...]
+    unconverted: int
+    found: Scan
 
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
@@ -103,10 +114,13 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     if selection is None:
         searchable = _assemble(settings, prepared, show_progress)
         removed = update_manifest(settings.out_dir, sorted(prepared.generated))
+    written = prepared.written + sum(r.written for r in results)
+    save(prepared.found, work)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
-        sum(r.pages for r in results), prepared.written + sum(r.written for r in results),
-        removed, selection is None, searchable)
+        sum(r.pages for r in results), written, removed, selection is None, searchable,
+        max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        prepared.unconverted)
 
 
 def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool) -> int:
@@ -139,7 +153,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepar
     if strict and found.problems:
         raise StrictProblems(found.problems)
     catalog = build_catalog(x.record for x in found.lights)
-    root_pages = _root_pages(catalog)
+    lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
+    data = site_data(lookup)  # the paste box's data files, owned by the root unit
+    root_pages = _root_pages(catalog) + data.pages
     generated = _generated_paths(catalog, root_pages)
     # Written before any unit is built: every unit reads the nav's titles from them.
     written = write_changed(settings.out_dir, root_pages)[0]
@@ -153,7 +169,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepar
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()})), strict, everything)
-    return _Prepared(ctx, units, generated, found.problems, len(found.lights), written)
+    return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
+                     tuple(lookup.problems), data.unconverted, found)
 
 
 def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> list[UnitResult]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from .escape import safe_url
 from .load import RawItem
 from .problems import Problem, Severity
 from .records import Origin, Record
@@ -20,14 +21,22 @@ from .schema import (
     FIELDS_BY_NAME,
     KNOWN_SCHEMA_VERSIONS,
     MAX_EXCERPT_LINES,
+    MAX_LINE_NUMBER,
     MAX_LIST_ITEMS,
     MAX_TEXT_CHARS,
+    SOURCE_HOST,
     Field,
     Kind,
 )
 
 REPO_FORM = re.compile(r"^[^/\s]+/[^/\s]+$")
 """``owner/name``: exactly one slash, no blanks. Odd characters are made safe later."""
+
+# Control characters show as nothing (or a box) and some are markers inside Python-Markdown:
+# the blank-like ones become spaces, the others are dropped. Tab and newline stay. A byte-order
+# mark is a left-over of the file the text came from, and the highlighter drops it anyway.
+_CONTROLS = {c: " " if chr(c).isspace() else None
+             for c in (*range(0x20), *range(0x7F, 0xA0), 0xFEFF) if chr(c) not in "\t\n"}
 
 
 @dataclass
@@ -61,10 +70,11 @@ class Validator:
         values = {f.attr: _check_field(f, data.get(f.name), context) for f in FIELDS}
         self._check_extras(data, context)
         self._check_version(values["schema_version"], context)
-        if context.has_errors or not self._first_of_id(data, context):
+        if context.has_errors or not self._first_of_id(str(values["id"]), data, context):
             self.problems.extend(context.problems)
             return None
         _check_lines(values, context)
+        _check_source_link(values, context)
         _check_sizes(values, context)
         self.problems.extend(context.problems)
         return Record(origin=item.origin, dataset_version=dataset_version, **values)
@@ -106,10 +116,12 @@ class Validator:
             context.warn("schemaVersion", f"unknown version {version!r} (known: {known}); "
                          "rendering the fields errdocs knows (reported once)")
 
-    def _first_of_id(self, data: dict[str, object], context: _Context) -> bool:
-        """Keep the first record of an id; merge identical repeats, report different ones."""
+    def _first_of_id(self, record_id: str, data: dict[str, object], context: _Context) -> bool:
+        """Keep the first record of an id; merge identical repeats, report different ones.
+
+        ``record_id`` is the normalised id, the one pages are keyed on.
+        """
         digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
-        record_id = str(data["id"])
         if record_id not in self._seen:
             self._seen[record_id] = (digest, context.origin)
             return True
@@ -157,7 +169,9 @@ def _unwrap(item: RawItem) -> tuple[dict[str, object], str | None] | Problem:
     if version is not None and not isinstance(version, str | int):
         return Problem(*where, f"expected a string, got {_json_type(version)}",
                        field="datasetVersion")
-    return record, None if version is None else str(version)
+    if not _is_clean(version):
+        return Problem(*where, _surrogate_problem(version), field="datasetVersion")
+    return record, None if version is None else _normalise(str(version))
 
 
 def _record_id(data: dict[str, object]) -> str | None:
@@ -173,27 +187,33 @@ def _check_field(spec: Field, value: object, context: _Context) -> object:
         return () if spec.kind is Kind.TEXT_LIST else None
     problem = _type_problem(spec, value)
     if problem:
-        context.error(spec.name, f"{problem}, got {_shown(value)}; for example {spec.example}")
+        context.error(spec.name, problem)
         return None
     if spec.kind is Kind.TEXT:
-        return _check_text(spec, str(value), context)
+        return _check_text(spec, _normalise(str(value)), context)
     if spec.kind is Kind.TEXT_LIST:
-        return tuple(_normalise_newlines(v) for v in value)  # type: ignore[union-attr]
+        return tuple(_normalise(v) for v in value)  # type: ignore[union-attr]
     return value
 
 
 def _type_problem(spec: Field, value: object) -> str | None:
-    if spec.kind is Kind.TEXT and not isinstance(value, str):
-        return "expected a string"
-    if spec.kind is Kind.INT and (isinstance(value, bool) or not isinstance(value, int)):
-        return "expected an integer"
-    if spec.kind is Kind.TEXT_LIST and not (
-        isinstance(value, list) and all(isinstance(v, str) for v in value)
-    ):
-        return "expected a list of strings"
+    if not _has_kind(spec.kind, value):
+        return f"expected {spec.kind.value}, got {_shown(value)}; for example {spec.example}"
     if spec.kind is not Kind.INT and not _is_clean(value):
-        return "text contains a lone UTF-16 surrogate (broken Unicode)"
+        return _surrogate_problem(value)
     return None
+
+
+def _has_kind(kind: Kind, value: object) -> bool:
+    if kind is Kind.TEXT:
+        return isinstance(value, str)
+    if kind is Kind.INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _surrogate_problem(value: object) -> str:
+    return f"text contains a lone UTF-16 surrogate (broken Unicode): {_shown(value)}"
 
 
 def _check_text(spec: Field, value: str, context: _Context) -> str | None:
@@ -202,23 +222,46 @@ def _check_text(spec: Field, value: str, context: _Context) -> str | None:
     if spec.name == "repo" and value.strip() and not REPO_FORM.match(value):
         context.error(spec.name, f"expected 'owner/name', got {_shown(value)}; "
                       f"for example {spec.example}")
-    return _normalise_newlines(value)
+    return value
 
 
 def _check_lines(values: dict[str, object], context: _Context) -> None:
-    """Make excerpt numbering consistent with the excerpt; warn about what was corrected."""
+    """Keep only line numbers a source file can have and that agree with the excerpt.
+
+    A number that cannot be a line is left out; a wrong ``sourceCodeEnd`` is corrected from
+    the excerpt's length; a ``lineNumber`` outside the excerpt is kept but not marked.
+    """
+    for name in ("lineNumber", "sourceCodeStart", "sourceCodeEnd"):
+        attr = FIELDS_BY_NAME[name].attr
+        number = values[attr]
+        if isinstance(number, int) and not 1 <= number <= MAX_LINE_NUMBER:
+            values[attr] = None
+            context.warn(name, f"{number} is not a line number (1 to {MAX_LINE_NUMBER}); "
+                         "left out")
     code, start, end = values["source_code"], values["source_code_start"], values["source_code_end"]
     if not isinstance(code, str):
         return
     count = len(code.split("\n"))
-    if isinstance(start, int) and end != start + count - 1:
-        values["source_code_end"] = start + count - 1
+    if start is None and isinstance(end, int) and end >= count:
+        start = values["source_code_start"] = end - count + 1
+    if not isinstance(start, int):
+        return  # the excerpt is shown without numbers: nothing says where it starts
+    last = values["source_code_end"] = start + count - 1
+    if end is not None and end != last:
         context.warn("sourceCodeEnd", f"{end!r} does not match the excerpt's {count} lines from "
-                     f"line {start}; numbering lines {start}-{start + count - 1}")
-    line, end = values["line_number"], values["source_code_end"]
-    if isinstance(line, int) and isinstance(start, int) and not start <= line <= end:  # type: ignore[operator]
-        context.warn("lineNumber", f"{line} is outside the excerpt ({start}-{end}); "
+                     f"line {start}; numbering lines {start}-{last}")
+    line = values["line_number"]
+    if isinstance(line, int) and not start <= line <= last:
+        context.warn("lineNumber", f"{line} is outside the excerpt ({start}-{last}); "
                      "the excerpt is shown without a marked line")
+
+
+def _check_source_link(values: dict[str, object], context: _Context) -> None:
+    """Only an https link to GitHub becomes the "view source" link; say when it is not one."""
+    url = values["github_url"]
+    if isinstance(url, str) and url and safe_url(url, host=SOURCE_HOST) is None:
+        context.warn("githubUrl", f"not an https://{SOURCE_HOST}/ link, shown as text: "
+                     f"{_shown(url)}")
 
 
 def _check_sizes(values: dict[str, object], context: _Context) -> None:
@@ -249,8 +292,9 @@ def _is_clean(value: object) -> bool:
     return True
 
 
-def _normalise_newlines(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+def _normalise(text: str) -> str:
+    """Newlines as ``\\n``; no control characters but tab and newline."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
 
 
 def _json_type(value: object) -> str:
@@ -260,6 +304,11 @@ def _json_type(value: object) -> str:
 
 
 def _shown(value: object) -> str:
-    """The offending value, short enough for one line of output."""
-    text = json.dumps(value, ensure_ascii=not _is_clean(value))
-    return text if len(text) <= 60 else text[:57] + "..."
+    """The offending value as JSON, short enough for one line of output.
+
+    Characters a terminal would act on or not show (escapes, bidi overrides, surrogates) are
+    written as ``\\u`` escapes, so a message can never restyle or reorder the output.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)

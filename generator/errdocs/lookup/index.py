@@ -1,0 +1,238 @@
+"""The lookup index: every record as the matcher sees it, filed under its rarest words.
+
+A pattern or template match needs every required word of the record in the message (see
+:mod:`.patterns`). Each record is filed under one or two of its rarest required words
+(its *keys*), chosen so that any pattern match and any template match implies a key in the
+message. A lookup then checks only the records filed under the message's words instead of
+running every regex. The site's lookup data is split into shards by the same keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ..model import Catalog
+from ..problems import Problem, Severity
+from ..records import Origin, Record
+from .jsregex import JsRegex, Unconvertible, from_tree
+from .patterns import (
+    Requirements,
+    SubPattern,
+    guarded,
+    parse,
+    pattern_requirements,
+    template_regex,
+    template_requirements,
+)
+
+COMPILED_CACHE = 20_000
+"""Compiled regexes kept between lookups."""
+SECOND_KEY_MAX = 64
+"""A second key (there for the similarity stage) is only used when at most this many records,
+or one in 2,000, have the word: filing records under common words would make every lookup
+with such a word check them all."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One record, ready to be matched."""
+
+    record_id: str
+    """The record's id."""
+    path: str
+    """Its page in the generated subtree, ``owner/repo/slug.md``."""
+    repo: str
+    """``owner/name``."""
+    message: str
+    """The message template."""
+    pattern: str | None
+    """The ``messagePattern`` the matcher uses (``None``: absent, bad or matching anything)."""
+    pattern_chars: int
+    """Literal characters the pattern requires."""
+    template_chars: int
+    """Literal characters of the template."""
+    words: frozenset[str]
+    """The template's words: a template match contains them all; the similarity stage
+    compares them with the message's."""
+    pattern_words: frozenset[str]
+    """Words a pattern match contains (the same object as :attr:`words` when equal)."""
+    keys: tuple[str, ...]
+    """The words it is filed under."""
+    origin: Origin
+    """Where the record was read from (to read it again for ``--show``)."""
+    javascript: JsRegex | None = None
+    """The pattern for the browser, when asked for and the pattern has one."""
+
+    @property
+    def url(self) -> str:
+        """The page's URL path in the site."""
+        return f"/errors/{self.path.removesuffix('.md')}/"
+
+    @property
+    def template(self) -> str:
+        """Regex of the message template (see :func:`.patterns.template_regex`)."""
+        return template_regex(self.message)
+
+    @property
+    def pattern_search(self) -> str | None:
+        """The pattern's form for matching part of a message (see :func:`.patterns.guarded`)."""
+        return guarded(self.pattern) if self.pattern is not None else None
+
+    @property
+    def template_search(self) -> str:
+        """The template's form for matching part of a message."""
+        return guarded(self.template)
+
+
+@dataclass
+class LookupIndex:
+    """Targets and the postings of their keys."""
+
+    targets: Sequence[Target]
+    """Every record, in catalogue path order."""
+    postings: dict[str, list[int]]
+    """Key word to the positions in :attr:`targets` of the records filed under it."""
+    problems: list[Problem]
+    """Patterns that do not compile, one each (those records are matched by their template)."""
+    unusable: list[Problem] = field(default_factory=list)
+    """Patterns with no whole word to file the record under (matched by their template too):
+    a limit of the lookup rather than a fault of the record, so only ``errdocs lookup`` says
+    so."""
+    _compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, targets: list[Target], problems: list[Problem],
+           unusable: list[Problem] | None = None) -> LookupIndex:
+        """The index of ``targets`` (in their order), with the postings of their keys."""
+        postings: dict[str, list[int]] = {}
+        for position, target in enumerate(targets):
+            for key in target.keys:
+                postings.setdefault(key, []).append(position)
+        return cls(targets, postings, problems, unusable or [])
+
+    def regex(self, source: str) -> re.Pattern[str]:
+        """The compiled regex for a source :func:`.patterns.parse` accepted (compiled when
+        first needed: compiling every pattern up front would take minutes at scale)."""
+        compiled = self._compiled.get(source)
+        if compiled is None:
+            if len(self._compiled) >= COMPILED_CACHE:
+                self._compiled.clear()
+            compiled = self._compiled[source] = re.compile(source)
+        return compiled
+
+    def candidates(self, words: Iterable[str]) -> list[int]:
+        """Positions of the records filed under any of ``words``, in index order."""
+        found: set[int] = set()
+        for word in set(words):
+            found.update(self.postings.get(word, ()))
+        return sorted(found)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    record: Record
+    pattern: str | None
+    pattern_req: Requirements | None
+    template_req: Requirements
+    javascript: JsRegex | None = None
+
+
+def build_index(records: Iterable[Record], catalog: Catalog, *,
+                javascript: bool = False) -> LookupIndex:
+    """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
+    the patterns for the browser (parsing each pattern once for both)."""
+    problems: list[Problem] = []
+    unusable: list[Problem] = []
+    prepared = [_prepare(r, problems, unusable, javascript) for r in records]
+    prepared.sort(key=lambda p: catalog.entries[p.record.id].path)
+    frequency = Counter(w for p in prepared for w in _all_words(p))
+    common = max(SECOND_KEY_MAX, len(prepared) // 2000)
+    targets = [_target(item, catalog.entries[item.record.id].path, frequency, common)
+               for item in prepared]
+    return LookupIndex.of(targets, problems, unusable)
+
+
+def _prepare(record: Record, problems: list[Problem], unusable: list[Problem],
+             javascript: bool) -> _Prepared:
+    """Read the record's pattern; a bad or useless one is reported and set aside."""
+    template_req = template_requirements(record.error_message)
+    source = record.message_pattern
+    if not source or not source.strip():
+        return _Prepared(record, None, None, template_req)
+    try:
+        tree = parse(source)
+        requirements = pattern_requirements(tree)
+    except (re.error, RecursionError, OverflowError) as exc:
+        problems.append(_problem(record, f"does not compile ({exc}); it is matched by its "
+                                 "message template instead"))
+        return _Prepared(record, None, None, template_req)
+    if not requirements.words:
+        unusable.append(_problem(record, "has no whole word to find the record by; it is "
+                                 "matched by its message template instead"))
+        return _Prepared(record, None, None, template_req)
+    return _Prepared(record, source, requirements, template_req,
+                     _javascript(tree) if javascript else None)
+
+
+def _javascript(tree: SubPattern) -> JsRegex | None:
+    try:
+        return from_tree(tree)
+    except Unconvertible:
+        return None  # the browser matches the record by its template
+
+
+def _problem(record: Record, text: str) -> Problem:
+    origin = record.origin
+    return Problem(origin.path, origin.line, text, record.id, "messagePattern", Severity.WARNING)
+
+
+def _all_words(item: _Prepared) -> frozenset[str]:
+    pattern_words = item.pattern_req.words if item.pattern_req else frozenset()
+    return pattern_words | item.template_req.words
+
+
+def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) -> Target:
+    record = item.record
+    words = item.template_req.words
+    pattern_words = item.pattern_req.words if item.pattern_req else frozenset()
+    return Target(
+        record_id=record.id,
+        path=path,
+        repo=record.repo,
+        message=record.error_message,
+        pattern=item.pattern,
+        pattern_chars=item.pattern_req.literal_chars if item.pattern_req else 0,
+        template_chars=item.template_req.literal_chars,
+        words=words,
+        pattern_words=words if pattern_words == words else pattern_words,
+        keys=choose_keys(pattern_words, words, frequency, common),
+        origin=record.origin,
+        javascript=item.javascript,
+    )
+
+
+def choose_keys(pattern_words: frozenset[str], template_words: frozenset[str],
+                frequency: Counter[str], common: int = SECOND_KEY_MAX) -> tuple[str, ...]:
+    """One or two rarest words such that a pattern match and a template match each
+    imply one of them in the message; an optional second key must be in at most ``common``
+    records."""
+
+    def order(word: str) -> tuple[int, int, str]:
+        # Rarest first; among equals the longer (more telling), then alphabetical (stable).
+        return (frequency[word], -len(word), word)
+
+    candidates = (pattern_words & template_words) or pattern_words or template_words
+    if not candidates:
+        return ()
+    first = min(candidates, key=order)
+    if template_words and first not in template_words:
+        # The template stage must find the record too: file it under a template word.
+        return (first, min(template_words, key=order))
+    rest = (pattern_words | template_words) - {first}
+    second = min(rest, key=order, default=None)
+    if second is None or frequency[second] > common:
+        return (first,)
+    return (first, second)

@@ -1,0 +1,342 @@
+/*
+ * errdocs lookup: find the record of a pasted error message, in the browser.
+ *
+ * The same rules as the Python matcher (generator/errdocs/lookup/: extract.py, patterns.py,
+ * match.py); the test suite runs both on the same inputs and compares the results. Works as a
+ * classic <script> (window.errdocsLookup) and as a Node module (require), with no dependencies.
+ */
+(function (root, factory) {
+  "use strict";
+  if (typeof module === "object" && module.exports) module.exports = factory();
+  else root.errdocsLookup = factory();
+})(typeof self !== "undefined" ? self : this, function () {
+  "use strict";
+
+  var MAX_INPUT = 20000;
+  var MAX_LINE = 1000;
+  var MAX_CANDIDATES = 12;
+  var MAX_WORDS = 16;
+  var MIN_SIMILARITY = 0.35;
+  var BLANKS = " \t\n\r\f\v";
+  var TIER = { "pattern": 4, "template": 3, "pattern-part": 2, "template-part": 1, "similar": 0 };
+
+  /* ---- tokens.py ---------------------------------------------------------------------- */
+
+  function tokens(text) {
+    var found = text.match(/[A-Za-z0-9_]+/g) || [];
+    return found.map(function (t) { return t.toLowerCase(); });
+  }
+
+  function isTokenChar(c) { return /^[A-Za-z0-9_]$/.test(c); }
+
+  function fnv1a(text) {
+    var value = 0x811c9dc5;
+    for (var i = 0; i < text.length; i++) {
+      value ^= text.charCodeAt(i);
+      value = Math.imul(value, 0x01000193) >>> 0;
+    }
+    return value >>> 0;
+  }
+
+  /* Python slices and lengths count code points, not UTF-16 units. */
+  function chars(text) { return Array.from(text); }
+  function length(text) { return chars(text).length; }
+
+  function strip(text) {
+    var start = 0, end = text.length;
+    while (start < end && BLANKS.indexOf(text[start]) >= 0) start++;
+    while (end > start && BLANKS.indexOf(text[end - 1]) >= 0) end--;
+    return text.slice(start, end);
+  }
+  function rstrip(text) {
+    var end = text.length;
+    while (end > 0 && BLANKS.indexOf(text[end - 1]) >= 0) end--;
+    return text.slice(0, end);
+  }
+
+  /* ---- extract.py --------------------------------------------------------------------- */
+
+  var EXPLICIT = [
+    /^[ \t]*what\(\):[ \t]+(?<m>[^\n]+)$/,
+    /panicked at '(?<m>[^\n]+)', [^ \t]+:\d+(?::\d+)?$/,
+    /^(?:panic|fatal error): (?<m>[^\n]+?)(?: \[recovered\])?$/
+  ];
+  var RUST_PANIC = /panicked at [^ \t]+:\d+(?::\d+)?:$/;
+  var CLASS_PREFIX =
+    /^(?:[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*)(?:\[[\w-]+\])?:[ \t]+(?<m>[^\n]+)$/;
+  var ERRORISH = /(?:Error|Exception|Exit|Interrupt|Warning|Panic|Fault|Failure|error|panic|fatal)(?:\[[\w-]+\])?: /;
+  var LINE_PREFIXES = [
+    /^E[ \t]{2,}/,
+    /^\d{4}[-/]\d\d[-/]\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?[ \t]+/,
+    /^\[?(?:ERROR|FATAL|CRITICAL|WARN|WARNING|error|fatal)\]?(?::[^ \t]*:)?:?[ \t]+/
+  ];
+  var FRAME = new RegExp(
+    "^(?:Traceback \\(most recent call last\\):|During handling of the above exception" +
+    "|The above exception was the direct cause|goroutine \\d+ \\[|stack backtrace:" +
+    "|note: run with `RUST_BACKTRACE|exit status \\d+$|[ \\t]*\\^+[ \\t]*$)");
+
+  function candidates(text) {
+    var lines = splitLines(text);
+    var explicit = [], plain = [];
+    if (lines.length === 1) {
+      explicit = explicitAt(lines, 0);
+      plain = [lines[0]];
+    } else {
+      for (var i = 0; i < lines.length; i++) explicit = explicit.concat(explicitAt(lines, i));
+      for (var j = lines.length - 1; j >= 0; j--) {
+        var line = lines[j];
+        if (line && BLANKS.indexOf(line[0]) < 0 && !FRAME.test(line)) plain.push(line);
+      }
+    }
+    var found = [];
+    explicit.reverse().concat(plain).forEach(function (message) {
+      variants(message).forEach(function (v) {
+        if (v && found.indexOf(v) < 0) found.push(v);
+      });
+    });
+    return found.slice(0, MAX_CANDIDATES).map(function (m) {
+      return chars(m).slice(0, MAX_LINE).join("");
+    });
+  }
+
+  function splitLines(text) {
+    text = chars(text).slice(-MAX_INPUT).join("").replace(/\r\n/g, "\n").replace(/\r/g, "\n");
+    var lines = strip(text).split("\n").map(function (l) { return stripPrefixes(rstrip(l)); });
+    return lines.length > 1 ? lines : [strip(lines[0])];
+  }
+
+  function stripPrefixes(line) {
+    LINE_PREFIXES.forEach(function (p) { line = line.replace(p, ""); });
+    return line;
+  }
+
+  function explicitAt(lines, index) {
+    var line = lines[index];
+    for (var i = 0; i < EXPLICIT.length; i++) {
+      var match = EXPLICIT[i].exec(line);
+      if (match) return [strip(match.groups.m)];
+    }
+    if (RUST_PANIC.test(line) && index + 1 < lines.length) return [strip(lines[index + 1])];
+    if (CLASS_PREFIX.test(line) && errorish(line)) return [line];
+    return [];
+  }
+
+  function variants(message) {
+    message = strip(message);
+    var stripped = CLASS_PREFIX.exec(message);
+    if (!stripped) return [message];
+    var inner = strip(stripped.groups.m);
+    return errorish(message) ? [inner, message] : [message, inner];
+  }
+
+  function errorish(line) { return ERRORISH.test(line.split(" ")[0] + " "); }
+
+  /* ---- patterns.py: templates --------------------------------------------------------- */
+
+  var PLACEHOLDER = /\{\{|\}\}|\{[^{}]*\}/g;
+  var TEMPLATE_SPECIAL = "\\^$.|?*+()[]{}/";
+  var WILD = {}, BOUNDARY = {};
+  /* A match inside a message starts and ends a word (patterns.py: guarded). */
+  var GUARD_BEFORE = "(?<![A-Za-z0-9_])", GUARD_AFTER = "(?![A-Za-z0-9_])";
+
+  function escapeLiteral(text) {
+    return text.split(/[ \t\n\r\f\v]+/).map(function (part) {
+      return chars(part).map(function (c) {
+        return TEMPLATE_SPECIAL.indexOf(c) >= 0 ? "\\" + c : c;
+      }).join("");
+    }).join("\\s+");
+  }
+
+  function templateRegex(template) {
+    var out = [], pos = 0, match;
+    PLACEHOLDER.lastIndex = 0;
+    while ((match = PLACEHOLDER.exec(template)) !== null) {
+      out.push(escapeLiteral(template.slice(pos, match.index)));
+      var token = match[0];
+      out.push(token === "{{" || token === "}}" ? "\\" + token[0] : "([\\s\\S]+?)");
+      pos = match.index + token.length;
+    }
+    out.push(escapeLiteral(template.slice(pos)));
+    return out.join("");
+  }
+
+  function templatePieces(template) {
+    var pieces = [], pos = 0, match;
+    PLACEHOLDER.lastIndex = 0;
+    while ((match = PLACEHOLDER.exec(template)) !== null) {
+      pieces = pieces.concat(chars(template.slice(pos, match.index)));
+      var token = match[0];
+      pieces.push(token === "{{" || token === "}}" ? token[0] : WILD);
+      pos = match.index + token.length;
+    }
+    return pieces.concat(chars(template.slice(pos)));
+  }
+
+  function requirements(pieces) {
+    var words = {}, literalChars = 0, run = [], boundedBefore = true;
+    pieces.concat([BOUNDARY]).forEach(function (piece) {
+      var isText = typeof piece === "string";
+      if (isText) {
+        literalChars++;
+        if (isTokenChar(piece)) { run.push(piece); return; }
+      }
+      var closes = piece === BOUNDARY || isText;
+      if (run.length && boundedBefore && closes) words[run.join("").toLowerCase()] = true;
+      run = [];
+      boundedBefore = closes;
+    });
+    return { words: words, literalChars: literalChars };
+  }
+
+  /* ---- match.py ----------------------------------------------------------------------- */
+
+  function lookupWords(messages) {
+    var seen = [];
+    messages.forEach(function (m) {
+      tokens(m).forEach(function (t) { if (seen.indexOf(t) < 0) seen.push(t); });
+    });
+    return seen.slice(0, MAX_WORDS);
+  }
+
+  function wordSet(list) {
+    var set = {};
+    list.forEach(function (w) { set[w] = true; });
+    return set;
+  }
+
+  function weight(set) {
+    var total = 0;
+    for (var w in set) total += w.length;
+    return total;
+  }
+
+  function similarity(messageWords, recordWords) {
+    var shared = {};
+    for (var w in messageWords) if (recordWords[w]) shared[w] = true;
+    var both = weight(shared);
+    if (!both) return 0;
+    var precision = both / weight(messageWords);
+    var recall = both / weight(recordWords);
+    return 5 * precision * recall / (4 * precision + recall);
+  }
+
+  /*
+   * An entry of the data: [pages, message, js pattern, js flags, pattern chars, keys], pages
+   * being "owner/repo/slug" or ["owner/repo/slug", "Owner/Repo"] (sitedata.py). One prepared
+   * matcher serves all its pages.
+   */
+  function prepare(entry) {
+    var template = requirements(templatePieces(entry[1]));
+    var prepared = {
+      message: entry[1], keys: entry[5], patternChars: entry[4],
+      templateChars: template.literalChars, words: template.words,
+      pattern: null, patternWhole: null, template: null, templateWhole: null
+    };
+    if (entry[2] !== null) {
+      try {
+        prepared.pattern = new RegExp(GUARD_BEFORE + "(?:" + entry[2] + ")" + GUARD_AFTER,
+                                      entry[3]);
+        prepared.patternWhole = new RegExp("^(?:" + entry[2] + ")$", entry[3]);
+      } catch (e) {
+        prepared.pattern = prepared.patternWhole = null;  // matched by its template instead
+      }
+    }
+    if (Object.keys(template.words).length) {
+      var source = templateRegex(entry[1]);
+      prepared.template = new RegExp(GUARD_BEFORE + "(?:" + source + ")" + GUARD_AFTER, "u");
+      prepared.templateWhole = new RegExp("^(?:" + source + ")$", "u");
+    }
+    return prepared;
+  }
+
+  function pagesOf(entry) {
+    return entry[0].map(function (page) {
+      var path = typeof page === "string" ? page : page[0];
+      var repo = typeof page === "string" ? page.split("/").slice(0, 2).join("/") : page[1];
+      return { page: path, repo: repo };
+    });
+  }
+
+  function onMessage(record, message, size) {
+    var patternScore = Math.min(1, record.patternChars / size);
+    var templateScore = Math.min(1, record.templateChars / size);
+    if (record.patternWhole && record.patternWhole.test(message)) return ["pattern", patternScore];
+    if (record.templateWhole && record.templateWhole.test(message)) return ["template", templateScore];
+    if (record.pattern && record.pattern.test(message)) return ["pattern-part", patternScore];
+    if (record.template && record.template.test(message)) return ["template-part", templateScore];
+    return null;
+  }
+
+  function rankKey(match) {
+    var exact = match.how !== "similar";
+    return [exact ? 0 : 1, exact ? match.candidate : 0, -TIER[match.how], -match.score,
+            "/errors/" + match.record.page + "/"];
+  }
+
+  function compare(a, b) {
+    var x = rankKey(a), y = rankKey(b);
+    for (var i = 0; i < x.length; i++) {
+      if (x[i] < y[i]) return -1;
+      if (x[i] > y[i]) return 1;
+    }
+    return 0;
+  }
+
+  /*
+   * Rank records for pasted text. `entries` are the data records loaded for
+   * `plan(text).words` (duplicates allowed); returns the best `limit` matches.
+   */
+  function rank(entries, text, limit) {
+    var messages = candidates(text);
+    if (!messages.length) return [];
+    var allowed = wordSet(lookupWords(messages));
+    var wordSets = messages.map(function (m) { return wordSet(tokens(m)); });
+    var sizes = messages.map(function (m) { return Math.max(length(m), 1); });
+    var seen = {}, found = [];
+    entries.forEach(function (entry) {
+      if (!entry[5].some(function (k) { return allowed[k]; })) return;
+      var pages = pagesOf(entry).filter(function (p) { return !seen[p.page]; });
+      if (!pages.length) return;  // an entry can be in two shards
+      var matcher = prepare(entry), best = null;
+      messages.forEach(function (message, n) {
+        if (!matcher.keys.some(function (k) { return wordSets[n][k]; })) return;
+        var hit = onMessage(matcher, message, sizes[n]);
+        if (!hit) return;
+        var match = { record: { page: "" }, how: hit[0], score: hit[1], candidate: n,
+                      message: message };
+        if (!best || compare(match, best) < 0) best = match;
+      });
+      if (!best) {
+        var score = similarity(wordSets[0], matcher.words);
+        if (score >= MIN_SIMILARITY)
+          best = { how: "similar", score: score, candidate: 0, message: messages[0] };
+      }
+      if (!best) return;
+      pages.forEach(function (p) {
+        seen[p.page] = true;
+        found.push({ record: { page: p.page, repo: p.repo, message: matcher.message },
+                     how: best.how, score: best.score, candidate: best.candidate,
+                     message: best.message });
+      });
+    });
+    return found.sort(compare).slice(0, limit || 10);
+  }
+
+  /* Which data shards a lookup needs: those of the words it considers. */
+  function plan(text, shards) {
+    var words = lookupWords(candidates(text));
+    var wanted = [];
+    words.forEach(function (w) {
+      var shard = fnv1a(w) % shards;
+      if (wanted.indexOf(shard) < 0) wanted.push(shard);
+    });
+    return { words: words, shards: wanted.sort(function (a, b) { return a - b; }) };
+  }
+
+  return {
+    candidates: candidates, tokens: tokens, fnv1a: fnv1a, templateRegex: templateRegex,
+    templateRequirements: function (t) { return requirements(templatePieces(t)); },
+    similarity: similarity, lookupWords: lookupWords, plan: plan, rank: rank,
+    DATA_VERSION: 2
+  };
+});

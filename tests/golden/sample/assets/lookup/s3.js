@@ -1,0 +1,21 @@
+__errdocsLookup(3,[
+[["acme-labs/tensorpipe/stage-idx-polled-after-completion"],"stage {idx} polled after completion","stage ([\\p{Nd}]+) polled after completion","u",30,["completion","polled"]],
+[["acme-labs/tensorpipe/unsupported-dtype-tag-0-04x"],"unsupported dtype tag {0:#04x}","unsupported dtype tag (?<tag>0x[0-9a-f]{2})(?=\\n?$)","u",24,["tag","dtype"]],
+[["kestrel-compute/fastkern/stream-index-idx-out-of-range-0-streams-size"],"stream index {idx} out of range [0, {streams_.size()})","stream index ([\\p{Nd}]+) out of range \\[0, ([\\p{Nd}]+)\\)","u",32,["stream","index"]],
+[["lumen-dev/promptdeck/config-file-path-is-not-valid-json-reason"],"Config file {path} is not valid JSON: {reason}","Config file (?<path>[^\\n]+?) is not valid JSON: (?<reason>[^\\n]+)","u",32,["valid","file"]],
+[["lumen-dev/promptdeck/rendered-prompt-exceeds-budget-tokens-got-count"],"Rendered prompt exceeds {budget} tokens (got {count})","Rendered prompt exceeds ([\\p{Nd}]+) tokens \\(got ([\\p{Nd}]+)\\)","u",38,["rendered","prompt"]],
+[["lumen-dev/promptdeck/template-id-not-found"],"Template \"{id}\" not found","Template \"(?<id>[^\"]+)\" not found","u",21,["template","found"]],
+[["northwind-io/gridcache/config-unknown-eviction-policy-s-want-lru-lfu-or-fifo"],"config: unknown eviction policy \"{s}\" (want lru, lfu or fifo)","config: unknown eviction policy \"(?<policy>[^\"]*)\" \\(want lru, lfu or fifo\\)(?=\\n?$)","u",58,["eviction","policy"]],
+[["northwind-io/gridcache/gossip-member-m-id-registered-twice"],"gossip: member {m.ID} registered twice","gossip: member (?<id>[\\p{L}\\p{N}_.:\\-]+) registered twice","u",32,["gossip","member"]],
+[["northwind-io/gridcache/key-key-not-found"],"key \"{key}\" not found","key \"(?<key>[^\"]*)\" not found","u",16,["key","found"]],
+[["orbital-ml/featherserve/checkpoint-shard-not-found-shard-path"],"Checkpoint shard not found: {shard_path}","Checkpoint shard not found: (?<shard_path>[^\\n]+\\.safetensors)","u",40,["checkpoint","safetensors"]],
+[["orbital-ml/featherserve/missing-required-setting-key"],"Missing required setting: {key}","Missing required setting: (?<key>[A-Z_][A-Z0-9_]*)","u",26,["missing","setting"]],
+[["orbital-ml/featherserve/model-worker-worker-id-crashed-exc"],"Model worker {worker_id} crashed: {exc}","Model worker (?<worker_id>[\\p{L}\\p{N}_\\-]+) crashed: (?<reason>[^\\n]*)","u",23,["crashed","worker"]],
+[["quarry-tools/inkwell/plugin-name-must-export-a-function-got-typeof-mod"],"Plugin {name} must export a function, got {typeof mod}","Plugin (?<name>[^\\s\\x1c-\\x1f\\x85]+) must export a function, got (?<type>[\\p{L}\\p{N}_]+)","u",36,["function","export"]],
+[["sgl-project/sglang/kv-cache-pool-too-small-num-tokens-tokens-required-required-tokens-increase-mem-0a8ce6"],"KV cache pool too small: {num_tokens} tokens < required {required_tokens}. Increase --mem-fraction-static or lower --context-length.","KV cache pool too small: ([\\p{Nd}]+) tokens < required ([\\p{Nd}]+)\\.","u",45,["cache","fraction"]],
+[["sgl-project/sglang/sampling-backend-backend-r-does-not-support-min-p"],"Sampling backend {backend!r} does not support min_p","Sampling backend '(?<backend>[^']+)' does not support min_p$","u",42,["sampling","backend"]],
+[["sgl-project/sglang/tp-size-tp-must-be-divisible-by-dp-size-dp"],"tp_size ({tp}) must be divisible by dp_size ({dp})","tp_size \\((?<tp>[\\p{Nd}]+)\\) must be divisible by dp_size \\((?<dp>[\\p{Nd}]+)\\)","u",42,["divisible","dp_size"]],
+[["sgl-project/sglang/unknown-mlx-async-mode-launch-mode"],"Unknown MLX async mode: {launch.mode}","Unknown MLX async mode: ([^\\n]+?)","u",24,["async","mode"]],
+[["sgl-project/sglang/unsupported-dtype-dtype-cef91982"],"Unsupported dtype {dtype}","Unsupported dtype (?<dtype>torch\\.[\\p{L}\\p{N}_]+)","u",24,["dtype","torch"]],
+[["sgl-project/sglang/unsupported-dtype-dtype"],"Unsupported dtype: {dtype}","Unsupported dtype: (?<dtype>[^\\s\\x1c-\\x1f\\x85]+)","u",19,["dtype","unsupported"]]
+]);

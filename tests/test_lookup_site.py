@@ -1,0 +1,127 @@
+"""The paste box in the built site (Chromium through Playwright), and the site's search."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from errdocs.lookup.extract import candidates
+from errdocs.lookup.match import lookup_words
+from errdocs.lookup.sitedata import shard_of
+
+from . import sites
+from .conftest import ROOT, Built
+from .nodejs import NODE, needs_node
+
+pytestmark = pytest.mark.slow
+CHROMIUM = Path("/usr/bin/chromium")
+SEED = "errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode/"
+TRACEBACK = ("Traceback (most recent call last):\n"
+             '  File "/srv/worker.py", line 658, in finalize_mlx_result\n'
+             '    raise ValueError(f"Unknown MLX async mode: {launch.mode}")\n'
+             "ValueError: Unknown MLX async mode: speculative\n")
+
+
+@pytest.fixture(scope="module")
+def hosted(built: Built) -> Iterator[str]:
+    """The hosted site, served under the path of its site_url as a static host would."""
+    with sites.serve(built.site, urlsplit(sites.SITE_URL).path) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline bundle, unzipped as its receiver would."""
+    return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield launched
+        launched.close()
+
+
+def _paste_and_follow(browser, url: str, text: str) -> tuple[list[str], list[str], str, str]:
+    """Paste ``text`` into the box at ``url``, follow the first result; return the data files
+    loaded, the result texts, and the URL and H1 of the page reached."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    loaded: list[str] = []
+    page.on("requestfinished", lambda request: loaded.append(request.url))
+    try:
+        page.goto(url)
+        page.fill("form[data-errdocs-lookup] textarea", text)
+        page.click("form[data-errdocs-lookup] button[type=submit]")
+        first = page.locator(".errdocs-lookup__results li a").first
+        first.wait_for(timeout=10_000)
+        results = page.locator(".errdocs-lookup__results li").all_inner_texts()
+        first.click()
+        page.wait_for_load_state()
+        heading = page.locator("article h1").first.inner_text()
+        data = [u.split("errors/assets/lookup/")[1] for u in loaded if "assets/lookup/" in u]
+        assert errors == []
+        return data, results, page.url, heading
+    finally:
+        page.close()
+
+
+def _shards_for(site: Path, text: str) -> list[str]:
+    manifest = (site / "errors" / "assets" / "lookup" / "manifest.js").read_text()
+    shards = json.loads(manifest[manifest.index("{"):manifest.rindex("}") + 1])["shards"]
+    wanted = sorted({shard_of(w, shards) for w in lookup_words(candidates(text))})
+    return ["manifest.js", *(f"s{n:x}.js" for n in wanted)]
+
+
+@pytest.mark.browser
+def test_home_page_box_finds_a_pasted_traceback(browser, hosted: str, built: Built) -> None:
+    data, results, url, heading = _paste_and_follow(browser, hosted, TRACEBACK)
+    assert results[0].splitlines() == ["Unknown MLX async mode: {launch.mode}",
+                                       "sgl-project/sglang", "matches its message pattern"]
+    assert url == hosted + SEED
+    assert heading.strip("¶ \n") == "Unknown MLX async mode: {launch.mode}"
+    assert sorted(data) == sorted(_shards_for(built.site, TRACEBACK))  # only what it needs
+
+
+@pytest.mark.browser
+def test_404_page_box_links_from_any_depth(browser, hosted: str) -> None:
+    text = "gemm_fp16: K (12) must be a multiple of 8"
+    _, results, url, heading = _paste_and_follow(browser, hosted + "no/such/page/", text)
+    assert results[0].splitlines()[0] == "gemm_fp16: K ({k}) must be a multiple of 8"
+    assert url == hosted + "errors/kestrel-compute/fastkern/gemm-fp16-k-k-must-be-a-multiple-of-8/"
+    assert heading.startswith("gemm_fp16: K ({k}) must be a multiple of 8")
+
+
+@pytest.mark.browser
+def test_box_works_in_the_offline_bundle_opened_from_disk(browser, offline: Path) -> None:
+    data, _, url, heading = _paste_and_follow(browser, (offline / "index.html").as_uri(),
+                                              "MLX async mode unknown: speculative")
+    assert data and data[0] == "manifest.js"
+    assert url == (offline / (SEED.rstrip("/") + ".html")).as_uri()  # the bundle's page names
+    assert heading.startswith("Unknown MLX async mode")
+
+
+@needs_node
+def test_bundle_search_finds_the_seed_for_a_concrete_message(offline: Path) -> None:
+    # The offline bundle searches with Material's lunr index (the hosted site with Pagefind,
+    # tested in test_browser.py): run Material's own search worker on it.
+    queries = ["Unknown MLX async mode: speculative", "Unknown MLX async mode: turbo"]
+    done = subprocess.run([str(NODE), str(ROOT / "tests" / "js" / "material_search.js"),
+                           str(offline), *queries], capture_output=True, text=True, timeout=60,
+                          check=True)
+    for query, locations in zip(queries, json.loads(done.stdout), strict=True):
+        assert SEED.rstrip("/") + ".html" in locations[:3], (query, locations[:5])

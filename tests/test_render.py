@@ -1,0 +1,55 @@
+"""Record pages: front matter that no value can break, links only where they are safe, bounds."""
+
+from __future__ import annotations
+
+import pytest
+from mkdocs.utils.meta import get_data
+
+from errdocs.meta import record_meta
+from errdocs.model import build_catalog
+from errdocs.records import Record
+from errdocs.render import render_record
+from errdocs.schema import MAX_TEXT_CHARS
+
+from .helpers import record
+
+
+def _page(rec: Record) -> str:
+    return render_record(rec, build_catalog([rec])).content
+
+
+@pytest.mark.parametrize("value", [
+    "a\n---\ntitle: pwned\n---", "---", "...", "x\u2028---\u2029y", "\x85---", "'\"\\",
+    "x" * 3000 + " ---", "&lt;b&gt; # [x](javascript:1)",
+])
+def test_front_matter_survives_any_id_or_repo(value: str) -> None:
+    rec = record(value, repo=f"{value}/x", error_message=value, documentation=value)
+    body, meta = get_data(_page(rec))  # MkDocs' own front-matter reader
+    assert meta == {"hide": ["navigation"], "errdocs": record_meta(rec, [])}
+    assert (meta["errdocs"]["id"], meta["errdocs"]["repo"]) == (value, f"{value}/x")
+    assert body.startswith("# ")
+
+
+def test_a_source_link_only_to_https_github() -> None:
+    good = _page(record("a1", github_url="https://github.com/o/r/blob/a/f.py#L3"))
+    assert "[View source on GitHub](https://github.com/o/r/blob/a/f.py#L3)" in good
+    bad = _page(record("a1", github_url="javascript:alert(1)", file_path="f.py"))
+    assert "View source" not in bad
+    assert ("<code>f.py</code> · Source (not a GitHub link, shown as text): "
+            "<code>javascript&#58;alert\\(1\\)</code>") in bad
+
+
+def test_an_excerpt_without_a_start_line_has_no_numbers_and_no_mark() -> None:
+    page = _page(record("a1", source_code="a\nb", line_number=2, file_path="f.py"))
+    assert "``` python\na\nb\n```" in page
+    numbered = _page(record("a1", source_code="a\nb", source_code_start=7, source_code_end=8,
+                            line_number=8, file_path="f.py"))
+    assert '``` python linenums="7" hl_lines="2"\na\nb\n```' in numbered
+
+
+def test_every_text_is_bounded() -> None:
+    long = "y" * (MAX_TEXT_CHARS + 500)
+    page = _page(record("a1", error_message=long, file_path=long, message_pattern=long,
+                        tags=(long,), error_class=long))
+    assert long not in page
+    assert page.count("y" * MAX_TEXT_CHARS + " …") == 5  # title, class, pattern, path, tag
