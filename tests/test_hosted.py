@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner
 from mkdocs.utils import get_build_date
 
-from errdocs import build
+from errdocs import searchunits
 from errdocs.cli import main
-from errdocs.search_index import SearchIndexError
+from errdocs.searchindex import SearchIndexFailed
 
 from . import sites
 from .conftest import Built
@@ -195,14 +195,15 @@ def test_a_failed_search_index_keeps_the_previous_site(project: Path,
     previous.parent.mkdir()
     previous.write_text("the previous site")
 
-    def broken(site_dir: Path) -> None:
-        raise SearchIndexError("Pagefind failed to index the site: boom")
+    def broken(*args: object) -> int:
+        raise SearchIndexFailed("Pagefind failed to index the records: boom")
 
-    monkeypatch.setattr(build, "index_site", broken)
+    # `errdocs build` indexes the records piece by piece (errdocs.searchunits)
+    monkeypatch.setattr(searchunits, "write_piece", broken)
     result = CliRunner().invoke(main, ["build", "-f", str(project / "mkdocs.yml"),
                                        str(sites.SAMPLE)])
     assert result.exit_code == 1
-    assert result.output.endswith("Error: Pagefind failed to index the site: boom; the previous "
-                                  "site was left as it was\n")
+    assert result.output.endswith("Error: Pagefind failed to index the records: boom; the "
+                                  "previous site was left as it was\n")
     assert previous.read_text() == "the previous site"
     assert sorted(p.name for p in project.iterdir() if p.name.startswith(".site")) == []

@@ -98,7 +98,8 @@ def test_build_reports_the_same_and_gives_every_good_record_its_page(
     summary = count.split(": ", 1)[1]
     searchable = len(GOOD_IDS) + 1  # the record pages and the hand-written about.md
     assert result.stdout == (f"{len(GOOD_IDS)} records, {summary}; pages: {len(written)} written, "
-                             f"0 unchanged, 0 removed\nSite built in {hostile_project / 'site'}; "
+                             f"0 unchanged, 0 removed; units: 3 built, 0 reused\n"
+                             f"Site built in {hostile_project / 'site'}; "
                              f"{searchable} pages searchable\n")
     pages = record_pages(out_dir)
     assert set(pages) == GOOD_IDS

@@ -7,17 +7,46 @@ from pathlib import Path
 
 import click
 
-from .build import BuildError, build_site
+from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .lookup import lookup, report, store
 from .lookup.show import show as show_page
+from .merge import MergeError
+from .parallel import default_jobs
 from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
+from .scan import InputChanged
+from .searchindex import SearchIndexFailed
 from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
+from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
+from .unitbuild import UnitFailed
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
                       default=Path("mkdocs.yml"), show_default=True, help="The MkDocs config.")
+
+
+
+class _SliceType(click.ParamType):
+    name = "I/N"
+
+    def convert(self, value: object, param: click.Parameter | None,
+                ctx: click.Context | None) -> Slice:
+        if isinstance(value, Slice):
+            return value
+        index, _, count = str(value).partition("/")
+        if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+            self.fail(f"{value!r} is not I/N with 1 <= I <= N, e.g. 2/4", param, ctx)
+        return Slice(int(index), int(count))
+
+
+SLICE = _SliceType()
+SITE_DIR = click.option("--site-dir", "-d", type=click.Path(file_okay=False, path_type=Path),
+                        help="Where to put the site (default: site_dir of mkdocs.yml).")
+SITE_URL = click.option("--site-url", metavar="URL",
+                        help="The hosted site's address, e.g. https://errors.example.org/ "
+                             "(default: site_url of mkdocs.yml); canonical links, sitemap and "
+                             "robots.txt use it.")
 
 
 @click.group()
@@ -49,25 +78,37 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
 @main.command("build")
 @INPUTS
 @CONFIG
-@click.option("--site-dir", "-d", type=click.Path(file_okay=False, path_type=Path),
-              help="Where to put the site (default: site_dir of mkdocs.yml).")
-@click.option("--site-url", metavar="URL",
-              help="The hosted site's address, e.g. https://errors.example.org/ (default: "
-                   "site_url of mkdocs.yml); canonical links, sitemap and robots.txt use it.")
+@SITE_DIR
+@SITE_URL
 @click.option("--strict", is_flag=True,
               help="Fail on any problem in the records or the MkDocs build; the site is kept.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: one per core).")
+@click.option("--shard", type=SLICE, default=None, metavar="I/N",
+              help="Build only the I-th of N slices of the units, and do not assemble the site "
+                   "(run `errdocs merge` once every slice is built).")
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  site_url: str | None, strict: bool) -> None:
-    """Generate the pages, then build the site with MkDocs and index it for search.
-    No PATH: the sample dataset."""
+                  site_url: str | None, strict: bool, jobs: int | None,
+                  shard: Slice | None) -> None:
+    """Generate the pages, build the site unit by unit (unchanged units are reused) and index
+    it for search. No PATH: the sample dataset."""
     settings = _settings(config_file, site_dir, site_url)
-    _generate(paths, settings, strict=strict)
-    try:
-        report = build_site(settings, strict=strict)
-    except BuildError as exc:
-        raise click.ClickException(f"{exc}; the previous site was left as it was") from exc
-    searchable = "" if report.searchable is None else f"; {report.searchable} pages searchable"
-    click.echo(f"Site built in {report.site_dir}{searchable}")
+    _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard)
+    if shard is not None:
+        click.echo(f"Slice {shard.index}/{shard.count} built; run `errdocs merge` when every "
+                   "slice is built")
+
+
+@main.command("merge")
+@INPUTS
+@CONFIG
+@SITE_DIR
+@SITE_URL
+def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
+                  site_url: str | None) -> None:
+    """Assemble the site from units built by `errdocs build --shard I/N` runs."""
+    settings = _settings(config_file, site_dir, site_url)
+    _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True)
 
 
 @main.command("bundle")
@@ -113,6 +154,35 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> 
     plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
     serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
           plugins=plugins)
+
+
+def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs: int | None,
+             selection: Slice | None, merge_only: bool = False) -> ShardedReport:
+    inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
+    try:
+        report = build_sharded(settings, inputs, jobs=jobs or default_jobs(), strict=strict,
+                               selection=selection, merge_only=merge_only)
+    except StrictProblems as exc:
+        problems = exc.args[0]
+        for problem in problems:
+            click.echo(str(problem), err=True)
+        raise click.ClickException(f"{summary(problems)} in the records; nothing was "
+                                   "written (--strict)") from exc
+    except (UnitFailed, MergeError, InputChanged, SearchIndexFailed) as exc:
+        raise click.ClickException(f"{exc}; the previous site was left as it was") from exc
+    for problem in [*report.problems, *report.lookup_problems]:
+        click.echo(str(problem), err=True)
+    if report.unconverted:
+        click.echo(f"{report.unconverted} message patterns have no JavaScript form; the site's "
+                   "paste box matches those records by their message template", err=True)
+    click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
+               f"written, {report.unchanged} unchanged, {report.removed} removed; units: "
+               f"{report.built} built, {report.reused} reused")
+    if report.merged:
+        searchable = "" if report.searchable is None else (
+            f"; {report.searchable} pages searchable")
+        click.echo(f"Site built in {settings.site_dir}{searchable}")
+    return report
 
 
 @main.command("lookup")

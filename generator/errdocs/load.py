@@ -77,6 +77,17 @@ def load_file(path: Path) -> Iterator[RawItem | Problem]:
         yield Problem(name, 0, f"not UTF-8 text (or a broken .gz): {exc}")
 
 
+def is_plain_json_lines(path: Path) -> bool:
+    """True for an uncompressed JSON Lines file, whose lines can be re-read by byte offset."""
+    if path.suffix == ".gz":
+        return False
+    try:
+        with _open(path) as stream:
+            return _peek(stream) != "[" and _first_line(stream) != "{"
+    except (OSError, UnicodeDecodeError):
+        return False  # load_file reports it
+
+
 def _open(path: Path) -> IO[str]:
     # The caller closes the wrapper, which closes the raw stream.
     raw: IO[bytes] = gzip.open(path) if path.suffix == ".gz" else path.open("rb")  # noqa: SIM115
@@ -150,6 +161,11 @@ def _load_array(name: str, text: str) -> Iterator[RawItem | Problem]:
             line = text.count("\n", 0, pos) + 1
             yield Problem(name, line, "not valid JSON: expected ',' or ']' in the array")
             return
+
+
+def json_error(exc: ValueError | RecursionError) -> str:
+    """What is wrong with a JSON text (for :mod:`errdocs.scan`, which reads lines itself)."""
+    return _json_error(exc)
 
 
 def _skip_space(text: str, pos: int) -> int:

@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _MAX_LEN = 80
@@ -23,6 +24,7 @@ def short_hash(value: str, length: int = 6) -> str:
     return hashlib.sha1(value.encode("utf-8", "surrogatepass")).hexdigest()[:length]
 
 
+@lru_cache(maxsize=1 << 16)  # repositories and tags repeat across records: a third of a catalogue
 def segment(value: str, *, reserved: frozenset[str] = RESERVED) -> str:
     """One path segment from arbitrary text: lowercase ASCII ``[a-z0-9._-]``.
 

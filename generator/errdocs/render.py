@@ -6,19 +6,24 @@ Templates are safe by default: every plain string printed with ``{{ }}`` is esca
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
 
 import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from . import escape
+from . import escape, paging
 from .excerpt import excerpt_of, language_for
 from .meta import group_meta, list_meta, record_meta
 from .model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
+from .paging import PagerLink
 from .records import Record
 from .schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -87,21 +92,39 @@ def render_record(record: Record, catalog: Catalog) -> Page:
     return Page(entry.path, environment().get_template("record.md.j2").render(context))
 
 
-def render_group(group: Group) -> Page:
-    """The index page of one tag, category or repository."""
+def render_group(group: Group) -> list[Page]:
+    """The index pages of one tag, category or repository (several when it is long)."""
     template = environment().get_template(f"{group.kind.value}.md.j2")
-    rows = [(e, relative_link(group.path, e.path)) for e in group.entries]
-    return Page(group.path, template.render(group=group, rows=rows, meta=group_meta(group)))
+    pages = []
+    for path, rows, links in _paginate(group.path, group.entries):
+        pages.append(Page(path, template.render(
+            group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
+            meta=group_meta(group))))
+    return pages
 
 
-def render_group_list(kind: GroupKind, catalog: Catalog) -> Page:
-    """The page listing every tag, category or repository."""
-    path = f"{kind.value}/index.md"
+def render_group_list(kind: GroupKind, catalog: Catalog) -> list[Page]:
+    """The pages listing every tag, category or repository, most records first."""
+    first = f"{kind.value}/index.md"
     groups = sorted(catalog.groups[kind].values(), key=lambda g: (-len(g.entries), g.key))
-    rows = [(g, relative_link(path, g.path)) for g in groups]
     template = environment().get_template("group_list.md.j2")
-    return Page(path, template.render(kind=kind.value, rows=rows,
-                                      meta=list_meta(kind, len(groups))))
+    pages = []
+    for path, rows, links in _paginate(first, groups):
+        pages.append(Page(path, template.render(
+            kind=kind.value, rows=[(g, relative_link(path, g.path)) for g in rows],
+            pager=links, total=len(groups), meta=list_meta(kind, len(groups)))))
+    return pages
+
+
+def _paginate(first: str, rows: Sequence[T]) -> Iterator[
+        tuple[str, Sequence[T], list[tuple[PagerLink, Markup]]]]:
+    """Path, rows and pager links of each page of a listing."""
+    count = paging.page_count(len(rows))
+    for number in range(1, count + 1):
+        path = paging.page_path(first, number)
+        links = [(link, relative_link(path, paging.page_path(first, link.number)))
+                 for link in paging.pager(number, count)]
+        yield path, paging.chunk(rows, number), links
 
 
 def render_home(catalog: Catalog) -> Page:
@@ -118,8 +141,9 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     """Every page of the generated subtree."""
     pages = [render_record(r, catalog) for r in records]
     for kind in GroupKind:
-        pages.extend(render_group(g) for g in catalog.groups[kind].values())
-        pages.append(render_group_list(kind, catalog))  # the nav links all three lists
+        for group in catalog.groups[kind].values():
+            pages.extend(render_group(group))
+        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
     pages.append(render_home(catalog))
     return pages
 

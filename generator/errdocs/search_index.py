@@ -59,6 +59,8 @@ def index_site(site_dir: Path) -> IndexReport:
     try:
         asyncio.run(run())
         entry = json.loads((output / "pagefind-entry.json").read_text("utf-8"))
+        # One index, no pieces to merge (the sharded build writes the list of its pieces).
+        (output / "errdocs-pieces.json").write_text("[]", "utf-8")
         # add_directory counts every HTML file it read; the entry counts the pages indexed.
         pages = sum(int(lang["page_count"]) for lang in entry["languages"].values())
     except Exception as exc:  # the service reports its failures as plain exceptions

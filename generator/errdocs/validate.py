@@ -79,6 +79,28 @@ class Validator:
         self.problems.extend(context.problems)
         return Record(origin=item.origin, dataset_version=dataset_version, **values)
 
+    def digest_of(self, record_id: str) -> str | None:
+        """Content digest of the kept record with this id (what duplicates are compared by)."""
+        seen = self._seen.get(record_id)
+        return seen[0] if seen else None
+
+    def accept_known(self, record_id: str, digest: str, origin: Origin) -> bool:
+        """Register a record validated cleanly in an earlier run, without re-validating it.
+
+        Duplicates are handled exactly as :meth:`validate` does: an identical repeat is
+        merged (False), a different one is an error (False), a first one is kept (True).
+        """
+        context = _Context(origin, record_id)
+        if record_id not in self._seen:
+            self._seen[record_id] = (digest, origin)
+            return True
+        first_digest, first = self._seen[record_id]
+        if first_digest != digest:
+            context.error("id", f"duplicate id with different content; keeping the record "
+                          f"from {first}")
+            self.problems.extend(context.problems)
+        return False
+
     def _check_extras(self, data: dict[str, object], context: _Context) -> None:
         for name in data:
             if name not in FIELDS_BY_NAME and name not in self._unknown_fields:

@@ -32,20 +32,39 @@ class WriteReport:
 
 def write_pages(out_dir: Path, pages: Iterable[Page]) -> WriteReport:
     """Write ``pages`` below ``out_dir``; remove pages an earlier run wrote that are gone now."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    previous = read_manifest(out_dir)
     current: list[str] = []
+    written, unchanged = write_changed(out_dir, pages, current)
+    removed = update_manifest(out_dir, current)
+    return WriteReport(written, unchanged, removed)
+
+
+def write_changed(out_dir: Path, pages: Iterable[Page],
+                  paths: list[str] | None = None) -> tuple[int, int]:
+    """Write the pages whose content changed; (written, unchanged). Appends paths to ``paths``.
+
+    Safe to call from several processes for disjoint pages (each file is written atomically);
+    the manifest is left to :func:`update_manifest`.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
     written = unchanged = 0
     for page in pages:
         target = _inside(out_dir, page.path)
-        current.append(page.path)
+        if paths is not None:
+            paths.append(page.path)
         if _write_if_changed(target, page.content.encode("utf-8")):
             written += 1
         else:
             unchanged += 1
-    removed = _remove_stale(out_dir, previous - set(current))
-    _write_manifest(out_dir, current)
-    return WriteReport(written, unchanged, removed)
+    return written, unchanged
+
+
+def update_manifest(out_dir: Path, current: Iterable[str]) -> int:
+    """Record ``current`` as what errdocs wrote; delete what it wrote before and is gone now."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = list(current)
+    removed = _remove_stale(out_dir, read_manifest(out_dir) - set(files))
+    _write_manifest(out_dir, files)
+    return removed
 
 
 def read_manifest(out_dir: Path) -> set[str]:

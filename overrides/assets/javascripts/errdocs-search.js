@@ -31,6 +31,14 @@
     if (!pagefind) {
       pagefind = import(new URL("pagefind/pagefind.js", base).href).then(async (module) => {
         await module.options({ excerptLength: 24 });
+        // A big site's index comes in pieces (errdocs-pieces.json lists the others): merge them.
+        const pieces = await fetch(new URL("pagefind/errdocs-pieces.json", base))
+          .then((r) => (r.ok ? r.json() : []), () => []);
+        for (const piece of Array.isArray(pieces) ? pieces : []) {
+          if (/^more\/\d+\/$/.test(piece)) {
+            await module.mergeIndex(new URL(`pagefind/${piece}`, base).href);
+          }
+        }
         await module.init();
         return module;
       });

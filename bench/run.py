@@ -1,0 +1,288 @@
+"""Benchmark: errdocs' sharded build against a plain `mkdocs build` of the same pages.
+
+For each N: synthetic records (bench/synth.py, seeded), then
+
+- baseline: plain `mkdocs build` of the very Markdown tree errdocs generated, with the
+  project's Material config plus Material's lunr search plugin (and none of errdocs' plugins):
+  pymdownx highlighting, record pages out of the nav — what a user without errdocs' build
+  would run;
+- errdocs: `errdocs build DATA -j JOBS` from scratch (cold);
+- optionally the incremental rebuild after one record changes (and whether its site equals a
+  cold build of the changed data), and 1 against 2 workers.
+
+Printed per build: N, seconds, pages/s, peak memory of the whole process tree (RSS summed over
+processes, which counts pages shared by forked workers more than once, and PSS, which does
+not), bytes per record page (mean), the largest page, the ratio to the baseline. Each result is
+also appended to OUT/results.jsonl. Check `uptime` first: the figures are only as quiet as the
+machine.
+
+    .venv/bin/python bench/run.py --sizes 2000,20000 --baseline --incremental --workers
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import synth  # noqa: E402 - bench/ is not a package
+
+
+@dataclass
+class Result:
+    """One measured build."""
+
+    what: str
+    n: int
+    seconds: float
+    pages: int
+    pages_per_s: float
+    peak_rss_mb: float
+    peak_pss_mb: float
+    record_page_bytes: int
+    largest_page_bytes: int
+    largest_page: str
+    load: str
+
+    def line(self) -> str:
+        return (f"N={self.n:<7} {self.what:<22} {self.seconds:8.1f} s {self.pages_per_s:7.1f} "
+                f"pages/s  peak RSS {self.peak_rss_mb:6.0f} MB (PSS {self.peak_pss_mb:6.0f} MB)"
+                f"  record page {self.record_page_bytes / 1024:5.1f} KB  largest "
+                f"{self.largest_page_bytes / 1024:6.1f} KB ({self.largest_page})")
+
+
+class TreeSampler:
+    """Peak memory of a process and all its descendants, polled from /proc."""
+
+    def __init__(self, pid: int, interval: float = 0.1) -> None:
+        self.pid, self.interval = pid, interval
+        self.peak_rss = self.peak_pss = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pids = _tree(self.pid)
+            self.peak_rss = max(self.peak_rss, sum(_kb(p, "status", "VmRSS:") for p in pids))
+            self.peak_pss = max(self.peak_pss, sum(_kb(p, "smaps_rollup", "Pss:") for p in pids))
+            self._stop.wait(self.interval)
+
+
+def _tree(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _kb(pid: int, name: str, field: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/{name}").read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None,
+          ) -> tuple[float, float, float]:
+    """Run ``command``; wall seconds, peak RSS and PSS (MB) of its process tree."""
+    start = time.perf_counter()
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as process:
+        sampler = TreeSampler(process.pid)
+        output, _ = process.communicate()
+        sampler.stop()
+    seconds = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{output[-4000:]}")
+    return seconds, sampler.peak_rss / 1024, sampler.peak_pss / 1024
+
+
+def project(where: Path) -> Path:
+    """A fresh copy of the project's MkDocs side (config, docs, overrides)."""
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    shutil.copy(ROOT / "mkdocs.yml", where / "mkdocs.yml")
+    for name in ("docs", "overrides"):
+        shutil.copytree(ROOT / name, where / name, ignore=shutil.ignore_patterns("errors"))
+    return where
+
+
+def site_sizes(site: Path) -> tuple[int, int, int, str]:
+    """HTML pages, mean record page bytes, largest page bytes and its path."""
+    pages = record_total = records = 0
+    largest, largest_path = 0, ""
+    for folder, _dirs, files in os.walk(site):
+        for name in files:
+            if not name.endswith(".html"):
+                continue
+            path = Path(folder, name)
+            size = path.stat().st_size
+            pages += 1
+            if size > largest:
+                largest, largest_path = size, str(path.relative_to(site))
+            if _is_record_page(path.relative_to(site).parts):
+                records += 1
+                record_total += size
+    return pages, record_total // max(records, 1), largest, largest_path
+
+
+def _is_record_page(parts: tuple[str, ...]) -> bool:
+    # errors/<owner>/<repo>/<slug>/index.html; group pages live elsewhere or are index pages.
+    return (len(parts) == 5 and parts[0] == "errors" and parts[-1] == "index.html"
+            and parts[1] not in ("tags", "categories", "repos") and parts[3] != "index")
+
+
+def errdocs_build(n: int, data: Path, where: Path, jobs: int, what: str, cold: bool = True,
+                  env: dict[str, str] | None = None) -> Result:
+    if cold:
+        project(where)
+    seconds, rss, pss = timed([str(BIN / "errdocs"), "build", str(data), "-j", str(jobs)],
+                              where, env)
+    return _result(what, n, seconds, rss, pss, where / "site")
+
+
+BASELINE = "INHERIT: mkdocs.yml\nplugins:\n  - search\n"
+"""The issue's baseline: the project's Material config with Material's own (lunr) search plugin
+and none of errdocs' plugins."""
+
+
+def baseline_build(n: int, errdocs_project: Path, where: Path) -> Result:
+    """`mkdocs build` (Material, its search plugin, pymdownx highlighting, record pages out of
+    the nav) of the Markdown errdocs generated, copied as it is."""
+    project(where)
+    shutil.copytree(errdocs_project / "docs" / "errors", where / "docs" / "errors",
+                    copy_function=os.link)
+    (where / "baseline.yml").write_text(BASELINE, "utf-8")
+    seconds, rss, pss = timed([str(BIN / "mkdocs"), "build", "-q", "-f", "baseline.yml"], where)
+    return _result("baseline mkdocs build", n, seconds, rss, pss, where / "site")
+
+
+def _result(what: str, n: int, seconds: float, rss: float, pss: float, site: Path) -> Result:
+    pages, record_bytes, largest, largest_path = site_sizes(site)
+    return Result(what, n, round(seconds, 2), pages, round(pages / seconds, 1), round(rss),
+                  round(pss), record_bytes, largest, largest_path, _load())
+
+
+def _load() -> str:
+    return Path("/proc/loadavg").read_text().split(" ", 3)[0]
+
+
+def change_one_record(data: Path, out: Path) -> Path:
+    """A copy of ``data`` with one record's documentation text changed."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    middle = len(lines) // 2
+    value = json.loads(lines[middle])
+    value["record"]["documentation"] += " Changed for the incremental benchmark."
+    lines[middle] = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+    out.write_text("".join(lines), "utf-8")
+    return out
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    """True when both folders hold the same files with the same bytes."""
+    def files(root: Path) -> dict[str, Path]:
+        return {str(p.relative_to(root)): p for p in root.rglob("*") if p.is_file()}
+
+    left, right = files(a), files(b)
+    return left.keys() == right.keys() and all(
+        left[k].read_bytes() == right[k].read_bytes() for k in left)
+
+
+def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, workers: bool,
+        verify: bool, keep: bool) -> list[Result]:
+    data = out / "data" / f"r{n}.jsonl"
+    if not data.exists():
+        synth.write(n, data)
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1767225600")  # same sitemap dates in every build
+    base = out / f"n{n}"
+    results: list[Result] = []
+
+    def report(result: Result) -> Result:
+        results.append(result)
+        print(result.line(), flush=True)
+        return result
+
+    cold = report(errdocs_build(n, data, base / "errdocs", jobs, f"errdocs cold -j{jobs}",
+                                env=env))
+    if baseline:
+        ref = report(baseline_build(n, base / "errdocs", base / "baseline"))
+        print(f"N={n:<7} ratio baseline/errdocs: {ref.seconds / cold.seconds:.2f}x", flush=True)
+        if not keep:
+            shutil.rmtree(base / "baseline")
+    if incremental:
+        changed = change_one_record(data, base / "changed.jsonl")
+        again = report(errdocs_build(n, changed, base / "errdocs", jobs,
+                                     "errdocs incremental", cold=False, env=env))
+        print(f"N={n:<7} incremental: {again.seconds:.2f} s = "
+              f"{100 * again.seconds / cold.seconds:.1f}% of cold", flush=True)
+        if verify:
+            fresh = errdocs_build(n, changed, base / "verify", jobs, "errdocs cold (changed)",
+                                  env=env)
+            equal = same_tree(base / "errdocs" / "site", base / "verify" / "site")
+            print(f"N={n:<7} incremental site equals a cold build's: {'yes' if equal else 'NO'}"
+                  f" (cold {fresh.seconds:.1f} s)", flush=True)
+    if workers:
+        one = report(errdocs_build(n, data, base / "j1", 1, "errdocs cold -j1", env=env))
+        two = report(errdocs_build(n, data, base / "j2", 2, "errdocs cold -j2", env=env))
+        print(f"N={n:<7} 2 workers vs 1: {one.seconds / two.seconds:.2f}x", flush=True)
+    if not keep:
+        shutil.rmtree(base, ignore_errors=True)
+    with (out / "results.jsonl").open("a", encoding="utf-8") as handle:
+        for result in results:
+            handle.write(json.dumps(asdict(result)) + "\n")
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="2000", help="comma-separated N values")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--baseline", action="store_true", help="also build the baseline")
+    parser.add_argument("--incremental", action="store_true",
+                        help="also rebuild after one record changes")
+    parser.add_argument("--verify", action="store_true",
+                        help="compare the incremental site with a cold build's")
+    parser.add_argument("--workers", action="store_true", help="also time -j1 against -j2")
+    parser.add_argument("--keep", action="store_true", help="keep the built projects")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    args = parser.parse_args(argv)
+    args.out = args.out.resolve()  # builds run in project folders
+    print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}", flush=True)
+    for n in (int(x) for x in args.sizes.split(",")):
+        run(n, args.out, jobs=args.jobs, baseline=args.baseline, incremental=args.incremental,
+            workers=args.workers, verify=args.verify, keep=args.keep)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

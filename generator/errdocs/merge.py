@@ -1,0 +1,240 @@
+"""Assemble the site from the units' outputs, atomically and in time proportional to the change.
+
+Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
+one build behind, kept in the work folder (beside the site when that is on another file
+system). A merge brings the spare up to date — removing the files
+of units that changed and linking their new files — then swaps it with the live site by
+renames (:func:`errdocs.build.swap_in`'s way), so readers never see a half-made site and a
+failure leaves the previous site as it was. When the spare cannot be trusted (first build,
+missing file lists, an interrupted merge), both trees are made afresh by linking every file.
+
+Each unit's ``sitemap.xml`` is merged into one. Files are copied instead of linked when the
+work folder is on another file system.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SITEMAP = "sitemap.xml"
+TREES = "trees.json"
+_URL = re.compile(r"<url>.*?</url>", re.DOTALL)
+_LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
+
+
+class MergeError(Exception):
+    """Two units produced the same file, or a unit's output is missing."""
+
+
+@dataclass(frozen=True)
+class UnitOutput:
+    """A built unit, as the merge sees it."""
+
+    name: str
+    """The unit."""
+    key: str
+    """The key it was built from."""
+    folder: Path
+    """Its folder: ``site/`` and ``files-KEY.txt`` (the files of each built version)."""
+
+    @property
+    def site(self) -> Path:
+        return self.folder / "site"
+
+    def files(self, key: str | None = None) -> list[str] | None:
+        """Relative paths of the version built from ``key`` (this one by default)."""
+        try:
+            text = (self.folder / f"files-{key or self.key}.txt").read_text("utf-8")
+        except OSError:
+            return None
+        return text.splitlines()
+
+
+def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
+    """List the files of a unit's output (for merges); keep the lists of recent versions."""
+    names = sorted(
+        os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site) for f in files
+        if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
+    (folder / f"files-{key}.txt").write_text("\n".join(names), "utf-8")
+    lists = sorted(folder.glob("files-*.txt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in lists[keep:]:
+        old.unlink(missing_ok=True)
+
+
+def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
+    """Make ``target`` hold exactly the units' files (and one sitemap), atomically."""
+    for unit in units:
+        if not unit.site.is_dir():
+            raise MergeError(f"{unit.site}: a unit's output is missing; build it first")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    home = _home(work, target)
+    spare = home / f".{target.name}-spare"
+    state = _read_state(work)
+    wanted = {u.name: u.key for u in units}
+    _write_state(work, {"live": state.get("live"), "spare": None})  # spare being changed
+    if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
+            spare, state["spare"], units, work):
+        staging, fresh_spare = spare, False
+    else:
+        shutil.rmtree(spare, ignore_errors=True)
+        staging, fresh_spare = _fresh(target, units, home), True
+    try:
+        _write_sitemap(staging, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
+        previous = home / f".{target.name}-previous"
+        shutil.rmtree(previous, ignore_errors=True)
+        if target.exists():
+            target.rename(previous)
+        staging.rename(target)
+    except BaseException:
+        if staging != spare:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+    live_before = state.get("live")
+    if previous.exists() and isinstance(live_before, dict) and not fresh_spare:
+        previous.rename(spare)
+        _write_state(work, {"live": wanted, "spare": live_before})
+    else:  # no trusted spare: make one now, so the next build is incremental
+        shutil.rmtree(previous, ignore_errors=True)
+        made = _fresh(target, units, home)
+        _write_sitemap(made, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
+        made.rename(spare)
+        _write_state(work, {"live": wanted, "spare": wanted})
+
+
+def _home(work: Path, target: Path) -> Path:
+    """Where the spare tree lives: in the work folder when renames can reach the site from
+    there (the same file system), else beside the site."""
+    work.mkdir(parents=True, exist_ok=True)
+    return work if os.stat(work).st_dev == os.stat(target.parent).st_dev else target.parent
+
+
+def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=home))
+    try:
+        for unit in units:
+            _link_all(unit, staging)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return staging
+
+
+def _link_all(unit: UnitOutput, tree: Path) -> None:
+    for folder, _dirs, files in os.walk(unit.site):
+        relative = os.path.relpath(folder, unit.site)
+        out = tree if relative == "." else tree / relative
+        out.mkdir(exist_ok=True)
+        for name in files:
+            if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
+                continue
+            _link(Path(folder, name), out / name, unit.name)
+
+
+def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
+    """Bring ``tree`` from the units of ``before`` to ``units``; False when it cannot."""
+    now = {u.name: u for u in units}
+    changed = [u for u in units if before.get(u.name) != u.key]
+    plans: list[tuple[list[str], list[str], UnitOutput | None]] = []
+    for name, key in before.items():
+        unit = now.get(name)
+        if unit is None or unit.key != key:
+            folder = unit.folder if unit else work / "units" / name
+            old = UnitOutput(name, key, folder).files(key)
+            if old is None:
+                return False
+            plans.append((old, [], None))
+    for unit in changed:
+        new = unit.files()
+        if new is None:
+            return False
+        plans.append(([], new, unit))
+    emptied: set[Path] = set()
+    for old, _new, _unit in plans:
+        for relative in old:
+            (tree / relative).unlink(missing_ok=True)
+            emptied.add((tree / relative).parent)
+    for _old, new, unit in plans:
+        for relative in new:
+            assert unit is not None
+            target = tree / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _link(unit.site / relative, target, unit.name)
+    _prune(emptied, tree)
+    return True
+
+
+def _prune(folders: set[Path], stop: Path) -> None:
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+
+
+def _link(source: Path, target: Path, unit: str) -> None:
+    try:
+        os.link(source, target)
+    except FileExistsError as exc:
+        raise MergeError(f"unit {unit} and another unit both wrote {target}") from exc
+    except OSError:
+        shutil.copy2(source, target)  # another file system: copy instead
+
+
+def _read_state(work: Path) -> dict[str, object]:
+    try:
+        data = json.loads((work / TREES).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_state(work: Path, state: dict[str, object]) -> None:
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = work / (TREES + ".tmp")
+    tmp.write_text(json.dumps(state), "utf-8")
+    os.replace(tmp, work / TREES)
+
+
+def _write_sitemap(tree: Path, sitemaps: list[Path]) -> None:
+    """One sitemap holding every unit's URLs once, sorted; and its gzip twin (fixed mtime)."""
+    for name in (SITEMAP, SITEMAP + ".gz"):
+        (tree / name).unlink(missing_ok=True)
+    if not sitemaps:
+        return
+    urls: dict[str, str] = {}
+    texts = [path.read_text("utf-8") for path in sitemaps]
+    head = tail = ""
+    for text in texts:
+        found = list(_URL.finditer(text))
+        if not head:
+            cut = found[0].start() if found else text.find("</urlset>")
+            head, tail = text[:cut], "</urlset>\n"
+        for match in found:
+            loc = _LOC.search(match.group(0))
+            urls.setdefault(loc.group(1) if loc else match.group(0), match.group(0))
+    # Without site_url MkDocs writes an empty sitemap: keep it as it is.
+    body = head + "\n".join(urls[k] for k in sorted(urls)) + "\n" + tail if urls else texts[0]
+    (tree / SITEMAP).write_text(body, "utf-8")
+    with gzip.GzipFile(tree / (SITEMAP + ".gz"), "wb", mtime=0) as handle:
+        handle.write(body.encode("utf-8"))
+
+
+def keep_sitemap_entries(old: Path, new: Path, urls: set[str], site_url: str) -> None:
+    """Add to ``new`` the entries of ``old`` for pages whose output was reused (by URL)."""
+    if not old.is_file() or not new.is_file():
+        return
+    base = site_url.rstrip("/") + "/" if site_url else ""
+    wanted = {base + url for url in urls}
+    kept = [m.group(0) for m in _URL.finditer(old.read_text("utf-8"))
+            if (loc := _LOC.search(m.group(0))) and loc.group(1) in wanted]
+    if kept:
+        text = new.read_text("utf-8")
+        end = text.rfind("</urlset>")
+        new.write_text(text[:end] + "\n".join(kept) + "\n" + text[end:], "utf-8")

@@ -1,0 +1,233 @@
+"""Pass 1 of a sharded build: read every record once and keep only what the catalogue needs.
+
+Memory stays bounded: for each good record only a light :class:`Record` (id, repository, slug,
+message, tags, category, analysis time) is kept, with a hash of its JSON line and where to read
+it again (a file and a byte offset). Pass 2 re-reads records unit by unit (:func:`read_records`).
+
+Uncompressed JSON Lines files are read in place. Anything else (a JSON array, a single record,
+a ``.gz`` file) is copied once into a spool file of JSON Lines, so every record can be found
+again by offset.
+
+A record whose JSON line was validated without any problem in an earlier run (same line hash,
+in the scan cache) is not parsed or validated again; only its id is registered, so duplicate
+ids are still found. Records with any problem are always validated again, so every problem is
+reported on every run.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import json
+import os
+import pickle
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, NamedTuple
+
+from .load import RawItem, is_plain_json_lines, iter_files, json_error, load_file
+from .problems import Problem
+from .records import Origin, Record
+from .validate import Validator
+
+CACHE_VERSION = 2
+CACHE_FILE = "scan-cache.pickle"
+
+
+class Cached(NamedTuple):
+    """What a clean record's line gave last time."""
+
+    id: str
+    repo: str
+    slug: str
+    error_message: str
+    message_pattern: str | None
+    analyzed_at: str | None
+    tags: tuple[str, ...]
+    background_tag: str | None
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class Light:
+    """A good record as pass 1 keeps it."""
+
+    record: Record
+    """A light Record: only the fields the catalogue and the lookup data use are set."""
+    line_hash: str
+    """Hash of the record's JSON line: changes whenever anything in the record changes."""
+    source: int
+    """Index into :attr:`Scan.sources` of the JSON Lines file holding it."""
+    offset: int
+    """Byte offset of its line in that file."""
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Everything pass 1 found."""
+
+    lights: list[Light]
+    """Good records, in input order."""
+    problems: list[Problem]
+    """Errors and warnings, in input order."""
+    sources: list[str]
+    """JSON Lines files to re-read records from (inputs or spool files)."""
+    clean: dict[bytes, Cached]
+    """The clean records of this run, by line hash: the next run's cache (:func:`save`)."""
+
+
+class _Line(NamedTuple):
+    raw: bytes
+    origin: Origin
+    source: int
+    offset: int
+
+
+def scan(paths: Iterable[Path], work_dir: Path) -> Scan:
+    """Read and validate every record of ``paths``, using the cache in ``work_dir``."""
+    cache = _read_cache(work_dir / CACHE_FILE)
+    fresh: dict[bytes, Cached] = {}
+    validator = Validator()
+    lights: list[Light] = []
+    sources: list[str] = []
+    spool_dir = work_dir / "spool"
+    for line in _lines(paths, sources, spool_dir, validator.problems):
+        light = _light(line, cache, fresh, validator)
+        if light is not None:
+            lights.append(light)
+    return Scan(lights, validator.problems, sources, fresh)
+
+
+def save(found: Scan, work_dir: Path) -> None:
+    """Keep this run's clean records for the next run (call it when the build succeeded: a
+    failed build leaves the work folder as it was)."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    _write_cache(work_dir / CACHE_FILE, found.clean)
+
+
+def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
+           validator: Validator) -> Light | None:
+    key = hashlib.blake2b(line.raw, digest_size=16).digest()
+    known = cache.get(key)
+    if known is not None:
+        if not validator.accept_known(known.id, known.digest, line.origin):
+            return None
+        fresh[key] = known
+        return _make_light(known, line, key)
+    try:
+        value = json.loads(line.raw)
+    except (ValueError, RecursionError) as exc:
+        validator.problems.append(Problem(line.origin.path, line.origin.line,
+                                          f"not valid JSON: {_json_error(exc)}"))
+        return None
+    before = len(validator.problems)
+    record = validator.validate(RawItem(line.origin, value))
+    if record is None:
+        return None
+    digest = validator.digest_of(record.id)
+    if len(validator.problems) == before and digest is not None:
+        fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
+                            record.message_pattern, record.analyzed_at, record.tags,
+                            record.background_tag, digest)
+    return _make_light(record, line, key)
+
+
+def _make_light(fields: Cached | Record, line: _Line, key: bytes) -> Light:
+    record = Record(id=fields.id, repo=fields.repo, slug=fields.slug,
+                    error_message=fields.error_message,
+                    message_pattern=fields.message_pattern, origin=line.origin,
+                    analyzed_at=fields.analyzed_at, tags=fields.tags,
+                    background_tag=fields.background_tag)
+    return Light(record, key.hex(), line.source, line.offset)
+
+
+def _lines(paths: Iterable[Path], sources: list[str], spool_dir: Path,
+           problems: list[Problem]) -> Iterator[_Line]:
+    """Every non-blank JSON line with its origin, spooling files that are not plain JSONL."""
+    for path in iter_files(paths):
+        if is_plain_json_lines(path):
+            sources.append(str(path.resolve()))
+            yield from _plain_lines(path, len(sources) - 1)
+        else:
+            spool_dir.mkdir(parents=True, exist_ok=True)
+            spool = spool_dir / f"{len(sources)}.jsonl"
+            sources.append(str(spool))
+            yield from _spooled_lines(path, spool, len(sources) - 1, problems)
+
+
+def _plain_lines(path: Path, source: int) -> Iterator[_Line]:
+    name = str(path)
+    offset = 0
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            start = offset
+            offset += len(raw)
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8):]
+                start += len(codecs.BOM_UTF8)
+            if raw.strip():
+                yield _Line(raw.strip(), Origin(name, number), source, start)
+
+
+def _spooled_lines(path: Path, spool: Path, source: int,
+                   problems: list[Problem]) -> Iterator[_Line]:
+    """Copy each value of a non-JSONL file into a JSONL spool file, keeping its origin."""
+    with spool.open("wb") as out:
+        offset = 0
+        for item in load_file(path):
+            if isinstance(item, Problem):
+                problems.append(item)
+                continue
+            raw = json.dumps(item.value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+            out.write(raw + b"\n")
+            yield _Line(raw, item.origin, source, offset)
+            offset += len(raw) + 1
+
+
+def read_records(sources: list[str], lights: Iterable[Light]) -> Iterator[Record]:
+    """Pass 2: the full records of ``lights``, read again from their files by offset."""
+    handles: dict[int, IO[bytes]] = {}
+    try:
+        for light in lights:
+            handle = handles.get(light.source)
+            if handle is None:
+                handle = handles[light.source] = open(sources[light.source], "rb")  # noqa: SIM115
+            handle.seek(light.offset)
+            raw = handle.readline().strip()
+            if hashlib.blake2b(raw, digest_size=16).hexdigest() != light.line_hash:
+                raise InputChanged(f"{light.record.origin}: the input changed during the build")
+            record = Validator().validate(RawItem(light.record.origin, json.loads(raw)))
+            if record is None:
+                raise InputChanged(f"{light.record.origin}: record no longer valid")
+            yield record
+    finally:
+        for handle in handles.values():
+            handle.close()
+
+
+class InputChanged(Exception):
+    """A record read in pass 2 is not the one pass 1 saw."""
+
+
+def _read_cache(path: Path) -> dict[bytes, Cached]:
+    """The previous run's clean records; empty when missing, old or unreadable."""
+    try:
+        with path.open("rb") as handle:
+            version, entries = pickle.load(handle)  # our own file in the work folder
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+        return {}
+    return entries if version == CACHE_VERSION else {}
+
+
+def _write_cache(path: Path, entries: dict[bytes, Cached]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as handle:
+        pickle.dump((CACHE_VERSION, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+def _json_error(exc: ValueError | RecursionError) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text ({exc.reason})"
+    return json_error(exc)  # the loader's wording, so check and build report alike

@@ -1,0 +1,263 @@
+"""The sharded build: scan → plan units → build the changed ones in parallel → merge.
+
+Plain functions the CLI calls. See README ("Big datasets") for the flow and how to spread
+``--shard I/N`` runs over machines.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .lookup import build_index
+from .lookup.sitedata import site_data
+from .merge import MergeError, UnitOutput, merge
+from .mkdocs_plugin import nav_paths
+from .model import Catalog, GroupKind, build_catalog
+from .parallel import run_units
+from .problems import Problem, Severity
+from .progress import Progress, wanted
+from .render import Page, render_group_list, render_home
+from .scan import Scan, save, scan
+from .searchunits import build_search_unit, plan_search, searchable_pages
+from .settings import Settings
+from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
+from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
+from .write import MANIFEST, read_manifest, update_manifest, write_changed
+
+WORK_DIR = ".errdocs"
+_H1 = re.compile(rb"^# .*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``--shard I/N``: build only every N-th unit, starting at the I-th (1-based)."""
+
+    index: int
+    """I, from 1 to N."""
+    count: int
+    """N."""
+
+    def __contains__(self, position: int) -> bool:
+        return position % self.count == self.index - 1
+
+
+@dataclass(frozen=True)
+class ShardedReport:
+    """What a sharded build did."""
+
+    records: int
+    """Good records."""
+    problems: list[Problem]
+    """Everything wrong with the input."""
+    units: int
+    """Units in the plan."""
+    built: int
+    """Units built this run."""
+    reused: int
+    """Units whose earlier output was reused (their inputs did not change)."""
+    pages_built: int
+    """Pages MkDocs built (in built units, only the pages whose inputs changed)."""
+    written: int
+    """Markdown files written (content changed)."""
+    removed: int
+    """Stale Markdown files removed."""
+    merged: bool
+    """True when the site was assembled."""
+    searchable: int | None = None
+    """Pages in the site's search index (when the site was assembled)."""
+    unchanged: int = 0
+    """Generated files left as they were (not rewritten; in reused units, not even made)."""
+    lookup_problems: tuple[Problem, ...] = ()
+    """Record patterns the paste box's lookup could not use."""
+    unconverted: int = 0
+    """Patterns with no JavaScript form (the paste box matches those by template)."""
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+
+class StrictProblems(Exception):
+    """--strict and the input has problems: nothing was built."""
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Pass 1 and the plan."""
+
+    ctx: Context
+    units: list[Unit]
+    generated: set[str]
+    problems: list[Problem]
+    records: int
+    written: int
+    lookup_problems: tuple[Problem, ...]
+    unconverted: int
+    found: Scan
+
+
+def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
+                  selection: Slice | None = None, merge_only: bool = False,
+                  show_progress: bool = True) -> ShardedReport:
+    """Build the site unit by unit; rebuild only units whose inputs changed."""
+    prepared = _prepare(settings, paths, strict)
+    work, units = prepared.ctx.work_dir, prepared.units
+    chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+    dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+    results = _build(prepared.ctx, dirty, jobs, show_progress)
+    removed, searchable = 0, None
+    if selection is None:
+        searchable = _assemble(settings, prepared, show_progress)
+        removed = update_manifest(settings.out_dir, sorted(prepared.generated))
+    written = prepared.written + sum(r.written for r in results)
+    save(prepared.found, work)
+    return ShardedReport(
+        prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
+        sum(r.pages for r in results), written, removed, selection is None, searchable,
+        max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        prepared.unconverted)
+
+
+def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool) -> int:
+    """Check every unit is current, index the search pieces that changed, merge the site."""
+    ctx, units = prepared.ctx, prepared.units
+    work = ctx.work_dir
+    stale = [u.name for u in units if not is_current(work, u)]
+    if stale:
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
+                         f"({', '.join(stale[:5])}{more}); build them first")
+    record_units = unit_count(prepared.records)
+    search = plan_search(units, record_units, ctx.global_key)
+    todo = [u for u in search if not is_current(work, u)]
+    progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())
+    for unit in todo:
+        progress.step(build_search_unit(ctx, unit, len(search)).pages)
+    progress.close()
+    everything = units + search
+    merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
+          settings.site_dir, work)
+    _prune_units(work, {u.name for u in everything})
+    return searchable_pages(work, search)
+
+
+def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepared:
+    """Scan, catalogue, write the root's generated pages, and plan the units."""
+    work = settings.project_dir / WORK_DIR
+    found = scan(paths, work)
+    if strict and found.problems:
+        raise StrictProblems(found.problems)
+    catalog = build_catalog(x.record for x in found.lights)
+    lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
+    data = site_data(lookup)  # the paste box's data files, owned by the root unit
+    root_pages = _root_pages(catalog) + data.pages
+    generated = _generated_paths(catalog, root_pages)
+    # Written before any unit is built: every unit reads the nav's titles from them.
+    written = write_changed(settings.out_dir, root_pages)[0]
+    hand_written = _hand_written(settings, generated)
+    everything = _global_key(settings)
+    units = plan(found.lights, catalog, _root_inputs(settings, root_pages, hand_written),
+                 everything)
+    sub = settings.subtree
+    ctx = Context(settings, work, catalog, {x.record.id: x for x in found.lights},
+                  found.sources,
+                  tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
+                  tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
+                                for g in catalog.groups[kind].values()})), strict, everything)
+    return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
+                     tuple(lookup.problems), data.unconverted, found)
+
+
+def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> list[UnitResult]:
+    """Build ``units`` on ``jobs`` workers, showing progress on a terminal."""
+    progress = Progress("units", len(units), enabled=show_progress and wanted())
+    results: list[UnitResult] = []
+
+    def done(result: UnitResult) -> None:
+        results.append(result)
+        progress.step(result.pages)
+
+    try:
+        run_units(ctx, units, jobs, done)
+    finally:
+        progress.close()
+    return results
+
+
+def _root_pages(catalog: Catalog) -> list[Page]:
+    """The lists of all groups and the front page (as render_all makes them)."""
+    pages: list[Page] = []
+    for kind in GroupKind:
+        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
+    pages.append(render_home(catalog))
+    return pages
+
+
+def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
+    paths = {e.path for e in catalog.entries.values()}
+    for kind in GroupKind:
+        for group in catalog.groups[kind].values():
+            paths.update(group_pages(group))
+    paths.update(p.path for p in root_pages)
+    return paths
+
+
+def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
+    """Docs-relative paths of every file in docs_dir that errdocs did not generate.
+
+    Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
+    """
+    docs, sub = str(settings.docs_dir), settings.subtree
+    skip = generated | read_manifest(settings.out_dir) | {MANIFEST}
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                if entry.is_dir(follow_symlinks=True):
+                    stack.append(path)
+                elif not entry.name.startswith(".tmp-") and not (
+                        path.startswith(f"{sub}/") and path[len(sub) + 1:] in skip):
+                    found.append(path)
+    return sorted(found)
+
+
+def _root_inputs(settings: Settings, root_pages: list[Page],
+                 hand_written: list[str]) -> list[bytes]:
+    parts = [f"{p.path}\0{p.content}".encode() for p in root_pages]
+    for path in hand_written:
+        parts += [path.encode(), (settings.docs_dir / path).read_bytes()]
+    return parts
+
+
+def _global_key(settings: Settings) -> str:
+    """Code, templates, config, theme overrides, and the titles every page's nav shows."""
+    base = base_config(settings.config_file)
+    extra: list[bytes] = []
+    theme = base.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        extra += files_key(settings.project_dir / str(theme["custom_dir"]))
+    extra.append(f"site_url={settings.site_url or base.get('site_url') or ''}".encode())
+    for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
+        try:
+            match = _H1.search((settings.docs_dir / path).read_bytes())
+        except OSError:
+            match = None
+        extra.append(path.encode() + b"\0" + (match.group(0) if match else b""))
+    return global_key(settings.config_file, extra)
+
+
+def _prune_units(work: Path, keep: set[str]) -> None:
+    """Drop outputs of units that are no longer in the plan (the unit count changed)."""
+    folder = work / "units"
+    if folder.is_dir():
+        for child in folder.iterdir():
+            if child.name not in keep and child.name != ROOT:
+                shutil.rmtree(child, ignore_errors=True)

@@ -1,0 +1,267 @@
+"""Build one unit: write its Markdown pages, then run MkDocs on them alone.
+
+Each unit has a folder under the work folder (``.errdocs/units/NAME/``) holding its MkDocs
+config (``mkdocs.yml``, which INHERITs the project's), its page list, and its built output
+``site/`` with a ``stamp.json`` naming the key it was built from. A unit whose stamp matches
+its key is up to date and is not built again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from mkdocs.commands.build import build as mkdocs_build
+from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import MkDocsException
+from mkdocs.structure.files import File
+
+from .merge import SITEMAP, keep_sitemap_entries, record_files
+from .model import Catalog, Group
+from .render import Page, render_group, render_record
+from .scan import Light, read_records
+from .settings import Settings
+from .shards import Unit, UnitKind, group_pages, record_groups
+from .write import write_changed
+
+HOSTED_DROPS = frozenset({"search", "material/search"})
+"""Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
+page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
+
+
+class UnitFailed(Exception):
+    """MkDocs failed on a unit (or, with --strict, warned)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every unit build needs; set once in the parent, inherited by forked workers."""
+
+    settings: Settings
+    """Project paths."""
+    work_dir: Path
+    """``.errdocs`` of the project."""
+    catalog: Catalog
+    """Where every page goes."""
+    lights: dict[str, Light]
+    """Record id to where its line is."""
+    sources: list[str]
+    """Files the records are re-read from."""
+    root_pages: tuple[str, ...]
+    """Docs-relative paths the root unit owns (hand-written and generated)."""
+    root_links: tuple[str, ...]
+    """Docs-relative paths the root unit's pages link to (every group's first page)."""
+    strict: bool
+    """Turn MkDocs warnings into failures."""
+    global_key: str
+    """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What building one unit did."""
+
+    name: str
+    """The unit."""
+    pages: int
+    """Pages it owns."""
+    written: int
+    """Markdown files written (content changed)."""
+    seconds: float
+    """Wall time of the unit."""
+
+
+def unit_dir(work_dir: Path, name: str) -> Path:
+    return work_dir / "units" / name
+
+
+def is_current(work_dir: Path, unit: Unit) -> bool:
+    """True when the unit's output was built from exactly this key."""
+    stamp = stamp_of(unit_dir(work_dir, unit.name))
+    return stamp.get("key") == unit.key and (unit_dir(work_dir, unit.name) / "site").is_dir()
+
+
+def build_unit(ctx: Context, unit: Unit) -> UnitResult:
+    """Build what changed in the unit: render and write those pages, run MkDocs on them alone,
+    and take every other page's HTML from the unit's previous output."""
+    start = time.perf_counter()
+    folder = unit_dir(ctx.work_dir, unit.name)
+    keys = dict(unit.page_keys)
+    reused = _reusable(folder, ctx.global_key, keys)
+    todo = {p for p in keys if p not in reused}
+    missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
+    written, _ = write_changed(ctx.settings.out_dir, _pages(ctx, unit, todo | missing))
+    sub = ctx.settings.subtree
+    if unit.kind is UnitKind.ROOT:
+        owned, stubs = ctx.root_pages, ctx.root_links
+    else:
+        owned = tuple(f"{sub}/{p}" for p in sorted(todo))
+        stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
+    config_file = _write_config(ctx, unit, folder, owned, stubs)
+    config = _run_mkdocs(config_file, unit, strict=ctx.strict)
+    _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
+    record_files(folder, unit.key, folder / "site.new")
+    finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
+    return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def stamp_of(folder: Path) -> dict[str, object]:
+    try:
+        data = json.loads((folder / "stamp.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
+    """Pages built before from the same inputs (and the same code, config and theme)."""
+    stamp = stamp_of(folder)
+    if stamp.get("global") != global_key or not (folder / "site").is_dir():
+        return set()
+    before = stamp.get("pages")
+    if not isinstance(before, dict):
+        return set()
+    return {p for p, k in keys.items() if before.get(p) == k}
+
+
+def _pages(ctx: Context, unit: Unit, wanted: set[str]) -> Iterable[Page]:
+    """The unit's pages whose generated-tree path is in ``wanted``."""
+    catalog = ctx.catalog
+    if unit.kind is UnitKind.RECORDS:
+        lights = [ctx.lights[i] for i in unit.members
+                  if catalog.entries[i].path in wanted]
+        for record in read_records(ctx.sources, lights):
+            yield render_record(record, catalog)
+    elif unit.kind is UnitKind.HUB:
+        for group in _groups(ctx, unit):
+            if any(p in wanted for p in group_pages(group)):
+                yield from (p for p in render_group(group) if p.path in wanted)
+
+
+def _groups(ctx: Context, unit: Unit) -> Iterable[Group]:
+    by_kind = {kind.value: groups for kind, groups in ctx.catalog.groups.items()}
+    for member in unit.members:
+        kind, key = member.split(":", 1)
+        yield by_kind[kind][key]
+
+
+def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
+    """Generated-tree paths the pages being built link to."""
+    catalog = ctx.catalog
+    targets: set[str] = set()
+    if unit.kind is UnitKind.RECORDS:
+        for record_id in unit.members:
+            if catalog.entries[record_id].path in todo:
+                record = ctx.lights[record_id].record
+                targets.update(g.path for g in record_groups(record, catalog))
+    else:
+        for group in _groups(ctx, unit):
+            pages = group_pages(group)
+            if any(p in todo for p in pages):
+                targets.update(e.path for e in group.entries)
+                targets.update(pages)
+    return targets
+
+
+def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None:
+    """Link the earlier HTML of unchanged pages (and their sitemap entries) into site.new."""
+    old, fresh = folder / "site", folder / "site.new"
+    if not pages:
+        return
+    urls: set[str] = set()
+    for path in pages:
+        file = File(path, None, str(fresh), config.use_directory_urls)
+        target = fresh / file.dest_uri
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old / file.dest_uri, target)
+        urls.add(file.url)
+    keep_sitemap_entries(old / SITEMAP, fresh / SITEMAP, urls, config.site_url or "")
+
+
+def finish(folder: Path, stamp: dict[str, object]) -> None:
+    """Replace the unit's output with the new one and record what it was built from."""
+    fresh, final = folder / "site.new", folder / "site"
+    (folder / "stamp.json").unlink(missing_ok=True)
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(fresh, final)
+    (folder / "stamp.json").write_text(json.dumps(stamp), "utf-8")
+
+
+def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
+                  stubs: Iterable[str]) -> Path:
+    """The unit's mkdocs.yml (INHERITs the project's) and page list."""
+    folder.mkdir(parents=True, exist_ok=True)
+    empty = ctx.work_dir / "empty-docs"
+    empty.mkdir(exist_ok=True)
+    pages = folder / "pages.json"
+    pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
+                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
+                                 "template_cache": str(ctx.work_dir / "templates")}),
+                     "utf-8")
+    base = base_config(ctx.settings.config_file)
+    plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
+               HOSTED_DROPS]
+    config: dict[str, object] = {
+        "INHERIT": str(ctx.settings.config_file),
+        "docs_dir": str(empty),
+        "site_dir": str(folder / "site.new"),
+        "plugins": [*plugins, {"errdocs-unit": {"pages": str(pages)}}],
+    }
+    if ctx.settings.site_url:
+        config["site_url"] = ctx.settings.site_url
+    theme = base.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        # Relative paths resolve against the config that names them: make them absolute.
+        config["theme"] = {"custom_dir": str(ctx.settings.project_dir / str(theme["custom_dir"]))}
+    hooks = base.get("hooks")
+    if isinstance(hooks, list):
+        config["hooks"] = [str(ctx.settings.project_dir / str(h)) for h in hooks]
+    config_file = folder / "mkdocs.yml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    return config_file
+
+
+def base_config(config_file: Path) -> dict[str, object]:
+    """The top level of the project's mkdocs.yml (MkDocs' own tags such as !ENV read as null)."""
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    data = yaml.load(config_file.read_text("utf-8"), Loader=_Loader)  # a SafeLoader subclass
+    return data if isinstance(data, dict) else {}
+
+
+def _plugin_list(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [{k: v} if v else k for k, v in value.items()]
+    return list(value) if isinstance(value, list) else []
+
+
+def _plugin_name(entry: object) -> str:
+    return next(iter(entry)) if isinstance(entry, dict) else str(entry)
+
+
+def _run_mkdocs(config_file: Path, unit: Unit, *, strict: bool) -> MkDocsConfig:
+    """Build the unit into its ``site.new`` folder."""
+    folder = config_file.parent
+    shutil.rmtree(folder / "site.new", ignore_errors=True)
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
+    try:
+        config = load_config(config_file=str(config_file), strict=strict)
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            mkdocs_build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except (MkDocsException, SystemExit) as exc:
+        shutil.rmtree(folder / "site.new", ignore_errors=True)
+        raise UnitFailed(f"unit {unit.name}: MkDocs build failed: {exc}") from exc
+    return config

@@ -1,0 +1,46 @@
+"""A tiny run of the benchmark (N=20): every figure is printed and the incremental site equals
+a cold build's. The real runs (N=2,000 to 310,000) stay out of the test suite."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import run
+import synth
+
+pytestmark = pytest.mark.slow
+
+
+def test_synthetic_records_are_seeded_and_skewed(tmp_path: Path) -> None:
+    a = synth.write(300, tmp_path / "a.jsonl", seed=7).read_bytes()
+    assert a == synth.write(300, tmp_path / "b.jsonl", seed=7).read_bytes()
+    assert a != synth.write(300, tmp_path / "c.jsonl", seed=8).read_bytes()
+    records = [r["record"] for r in map(run.json.loads, a.decode().splitlines())]
+    lines = [r["sourceCode"].count("\n") + 1 for r in records]
+    assert min(lines) >= 20 and max(lines) <= 40
+    assert len({r["backgroundTag"] for r in records}) > 10
+    assert len({r["filePath"].rsplit(".", 1)[1] for r in records}) == 6
+
+
+def test_smoke_run_prints_every_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                       ) -> None:
+    results = run.run(20, tmp_path, jobs=2, baseline=True, incremental=True, workers=True,
+                      verify=True, keep=False)
+    out = capsys.readouterr().out
+    assert [r.what for r in results] == ["errdocs cold -j2", "baseline mkdocs build",
+                                         "errdocs incremental", "errdocs cold -j1",
+                                         "errdocs cold -j2"]
+    assert all(r.pages > 50 and r.seconds > 0 and r.peak_rss_mb > 0 for r in results)
+    assert all(0 < r.record_page_bytes <= r.largest_page_bytes for r in results)
+    assert re.search(r"ratio baseline/errdocs: \d+\.\d\dx", out)
+    assert re.search(r"incremental: [\d.]+ s = [\d.]+% of cold", out)
+    assert "incremental site equals a cold build's: yes" in out
+    assert re.search(r"2 workers vs 1: \d+\.\d\dx", out)
+    assert (tmp_path / "results.jsonl").read_text().count("\n") == 5

@@ -1,0 +1,89 @@
+"""Pass 1 keeps light records, finds them again by offset, and skips re-validating clean ones."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from errdocs.pipeline import check
+from errdocs.scan import InputChanged, read_records, save, scan
+
+REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
+       "documentation": "What it means."}
+
+
+def _rec(**changes: object) -> dict[str, object]:
+    return {**REC, **changes}
+
+
+def _jsonl(path: Path, *records: object) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+def test_light_records_and_full_records_read_back_by_offset(tmp_path: Path) -> None:
+    data = _jsonl(tmp_path / "d.jsonl", _rec(), {"record": _rec(id="b2", slug="t")})
+    found = scan([data], tmp_path / "work")
+    assert [x.record.id for x in found.lights] == ["a1", "b2"]
+    assert found.lights[0].record.documentation is None  # light: no heavy text kept
+    assert found.lights[1].record.tags == ("x", "y")
+    full = list(read_records(found.sources, reversed(found.lights)))
+    assert [r.id for r in full] == ["b2", "a1"]
+    assert full[1].documentation == "What it means."
+    assert full == list(reversed(check([data]).records))
+
+
+def test_problems_match_check_on_every_run_even_when_cached(tmp_path: Path) -> None:
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(_rec()) + "\n{broken\n" + json.dumps(_rec(id="b2", repo="bad"))
+                    + "\n" + json.dumps(_rec(id="c3", extra=1)) + "\n", "utf-8")
+    expected = [str(p) for p in check([data]).problems]
+    assert len(expected) == 3
+    for _ in range(2):  # the second run takes the clean record from the cache
+        found = scan([data], tmp_path / "work")
+        save(found, tmp_path / "work")
+        assert [str(p) for p in found.problems] == expected
+        assert [x.record.id for x in found.lights] == ["a1", "c3"]
+
+
+def test_duplicates_are_found_among_cached_records(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    first = _jsonl(tmp_path / "a.jsonl", _rec())
+    save(scan([first], work), work)  # caches a1
+    both = _jsonl(tmp_path / "b.jsonl", _rec(), _rec(), _rec(slug="other"))
+    found = scan([both], work)
+    assert [x.record.id for x in found.lights] == ["a1"]
+    assert [str(p) for p in found.problems] == [str(p) for p in check([both]).problems]
+    assert "duplicate id with different content" in str(found.problems[0])
+
+
+@pytest.mark.parametrize("form", ["array", "single", "gz", "bom"])
+def test_other_forms_are_spooled_or_read_in_place(tmp_path: Path, form: str) -> None:
+    records = [_rec(), _rec(id="b2", slug="t")]
+    path = tmp_path / "d.json"
+    if form == "array":
+        path.write_text(json.dumps(records, indent=2), "utf-8")
+    elif form == "single":
+        path.write_text(json.dumps(records[0], indent=2), "utf-8")
+        records = records[:1]
+    elif form == "gz":
+        path = tmp_path / "d.jsonl.gz"
+        path.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in records).encode()))
+    else:
+        path = tmp_path / "d.jsonl"
+        path.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\n" for r in records).encode())
+    found = scan([path], tmp_path / "work")
+    full = list(read_records(found.sources, found.lights))
+    assert full == check([path]).records
+    assert [x.record.origin for x in found.lights] == [r.origin for r in full]
+
+
+def test_a_changed_input_is_noticed_in_pass_two(tmp_path: Path) -> None:
+    data = _jsonl(tmp_path / "d.jsonl", _rec())
+    found = scan([data], tmp_path / "work")
+    _jsonl(data, _rec(errorMessage="bang"))
+    with pytest.raises(InputChanged, match="changed during the build"):
+        list(read_records(found.sources, found.lights))
