@@ -12,10 +12,10 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from errdocs.build import BuildReport, build_site
 from errdocs.bundle import BundleReport, make_bundle
-from errdocs.pipeline import check, generate
+from errdocs.pipeline import check
 from errdocs.settings import Settings, load_settings
+from errdocs.sitebuild import ShardedReport, build_sharded
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample.jsonl"
@@ -35,11 +35,10 @@ def copy_project(target: Path) -> Path:
 
 
 def build_project(project: Path, records: Path = SAMPLE,
-                  site_url: str | None = SITE_URL) -> tuple[Settings, BuildReport]:
-    """Generate and build the site of ``records`` in ``project`` (as ``errdocs build`` does)."""
+                  site_url: str | None = SITE_URL) -> tuple[Settings, ShardedReport]:
+    """Build the site of ``records`` in ``project`` the way ``errdocs build`` does."""
     settings = load_settings(project / "mkdocs.yml", site_url=site_url)
-    generate(check([records]), settings.out_dir)
-    return settings, build_site(settings)
+    return settings, build_sharded(settings, [records], jobs=1, show_progress=False)
 
 
 def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleReport:

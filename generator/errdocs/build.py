@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,49 +13,9 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
-from .search_index import SearchIndexError, index_site
-from .settings import Settings
-
 
 class BuildError(Exception):
     """MkDocs failed; the previous site is untouched."""
-
-
-@dataclass(frozen=True)
-class BuildReport:
-    """What a build made."""
-
-    site_dir: Path
-    """Where the site is now."""
-    searchable: int | None
-    """Pages in the Pagefind index; None when the site uses Material's own search instead."""
-
-
-def build_site(settings: Settings, *, strict: bool = False) -> BuildReport:
-    """Build into a temporary folder beside the site, index it for search, then swap it in."""
-    target = settings.site_dir
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
-    try:
-        config = run_mkdocs(settings.config_file, staging, strict=strict,
-                            site_url=settings.site_url)
-        searchable = None
-        if uses_pagefind(config):
-            try:
-                searchable = index_site(staging).pages
-            except SearchIndexError as exc:
-                raise BuildError(str(exc)) from exc
-        swap_in(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return BuildReport(target, searchable)
-
-
-def uses_pagefind(config: MkDocsConfig) -> bool:
-    """The hosted site searches with Pagefind; a site with Material's search plugin (the offline
-    bundle) searches with that instead."""
-    return "material/search" not in config.plugins and "search" not in config.plugins
 
 
 def run_mkdocs(config_file: Path, site_dir: Path, *, strict: bool,
@@ -83,16 +40,6 @@ def run_mkdocs(config_file: Path, site_dir: Path, *, strict: bool,
     except (MkDocsException, SystemExit) as exc:
         raise BuildError(f"MkDocs build failed: {exc}") from exc
     return config
-
-
-def swap_in(staging: Path, target: Path) -> None:
-    """Replace ``target`` with ``staging`` with two renames; the old site is removed after."""
-    old = target.with_name(f".{target.name}-old")
-    shutil.rmtree(old, ignore_errors=True)
-    if target.exists():
-        target.rename(old)
-    staging.rename(target)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 class _ClickHandler(logging.Handler):

@@ -4,7 +4,7 @@ Two trees of hard links to the units' files exist: the live one (the site) and a
 one build behind, kept in the work folder (beside the site when that is on another file
 system). A merge brings the spare up to date — removing the files
 of units that changed and linking their new files — then swaps it with the live site by
-renames (:func:`errdocs.build.swap_in`'s way), so readers never see a half-made site and a
+renames, so readers never see a half-made site and a
 failure leaves the previous site as it was. When the spare cannot be trusted (first build,
 missing file lists, an interrupted merge), both trees are made afresh by linking every file.
 
