@@ -1,21 +1,21 @@
-"""Run unit builds on every core: a pool of forked worker processes.
+"""Run unit builds on every core: a pool of worker processes that share nothing with the parent.
 
-Workers are forked after the catalogue is built, so they share it (copy-on-write) instead of
-receiving it pickled; each task names one unit. One worker (``jobs=1``) runs in-process.
+Each task carries one unit and only the slice of the catalogue its pages need
+(:func:`unitbuild.for_unit`), pickled to a worker started by a fork server. Forked workers used to
+inherit the parent's whole heap (every light record, the catalogue, the scan cache): CPython's
+reference counting writes to every object a worker touches, so each worker copied much of it
+and peak memory grew with N instead of with the size of one unit. One worker (``jobs=1``) runs
+in-process.
 """
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 
 from .shards import Unit
-from .unitbuild import Context, UnitResult, build_unit
-
-_CONTEXT: Context | None = None
-"""The build's context, set before forking so workers inherit it."""
+from .unitbuild import Context, UnitResult, build_unit, for_unit
 
 
 def default_jobs() -> int:
@@ -27,26 +27,20 @@ def default_jobs() -> int:
 def run_units(ctx: Context, units: Sequence[Unit], jobs: int,
               done: Callable[[UnitResult], None]) -> None:
     """Build ``units``, biggest first so the pool ends together; call ``done`` after each."""
-    global _CONTEXT
     ordered = sorted(units, key=lambda u: -len(u.members))
     if jobs <= 1 or len(ordered) <= 1:
         for unit in ordered:
             done(build_unit(ctx, unit))
         return
-    _CONTEXT = ctx
-    # Move the catalogue and everything else built so far out of the garbage collector's
-    # reach: a worker's collections would otherwise write to every inherited object and so
-    # copy the parent's whole heap into each worker (copy-on-write), multiplying memory.
-    gc.freeze()
-    try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(ordered))) as pool:
-            for result in pool.imap_unordered(_work, ordered, chunksize=1):
-                done(result)
-    finally:
-        _CONTEXT = None
-        gc.unfreeze()
+    server = multiprocessing.get_context("forkserver")
+    # The fork server imports the build code (MkDocs, Material, Pygments) once; workers fork
+    # from it, never from this process, so they hold none of its records.
+    server.set_forkserver_preload(["errdocs.unitbuild"])
+    tasks = (for_unit(ctx, unit) for unit in ordered)  # made one by one as workers ask
+    with server.Pool(min(jobs, len(ordered))) as pool:
+        for result in pool.imap_unordered(_work, tasks, chunksize=1):
+            done(result)
 
 
-def _work(unit: Unit) -> UnitResult:
-    assert _CONTEXT is not None, "run_units sets the context before forking"
-    return build_unit(_CONTEXT, unit)
+def _work(task: tuple[Context, Unit]) -> UnitResult:
+    return build_unit(*task)
