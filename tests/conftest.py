@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -67,3 +69,16 @@ def bundle_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline bundle of the whole sample dataset."""
     project = sites.copy_project(tmp_path_factory.mktemp("offline"))
     return sites.build_bundle(project, project / "dist" / "errdocs-bundle.zip").path
+
+
+@pytest.fixture(scope="module")
+def hosted(built: Built) -> Iterator[str]:
+    """The built site, served under the path of its site_url as a static host would."""
+    with sites.serve(built.site, urlsplit(sites.SITE_URL).path) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The offline bundle, unzipped as its receiver would."""
+    return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))

@@ -12,12 +12,18 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from playwright.sync_api import Browser, sync_playwright
+
 from errdocs.bundle import BundleReport, make_bundle
 from errdocs.pipeline import check
 from errdocs.settings import Settings, load_settings
 from errdocs.sitebuild import ShardedReport, build_sharded
 
 ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's Chromium, which .ci/run installs with apt; nothing downloads a browser."""
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 SAMPLE = ROOT / "data" / "sample.jsonl"
 SITE_URL = "https://errors.example.org/docs/"
 SEED_ID = "2f61984c034089bc"
@@ -45,6 +51,18 @@ def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleR
     """The offline bundle of every record of ``records``."""
     settings = load_settings(project / "mkdocs.yml")
     return make_bundle(check([records]).records, settings, output)
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Browser]:
+    """Headless Debian Chromium through Playwright, closed afterwards."""
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 def unzip(archive: Path, target: Path) -> Path:

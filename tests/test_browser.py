@@ -7,15 +7,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from . import sites
-from .conftest import Built
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = sites.CHROMIUM
 ARTIFACTS = sites.ROOT / "tests" / "artifacts"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1440, "height": 900}
@@ -30,26 +28,10 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+    with sites.chromium() as launched:
         yield launched
-        launched.close()
 
 
-@pytest.fixture(scope="module")
-def hosted(built: Built) -> Iterator[str]:
-    """The built site, served under the path of its site_url as a static host would."""
-    with sites.serve(built.site, urlsplit(sites.SITE_URL).path) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundle, unzipped as its receiver would."""
-    return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
 
 
 @dataclass

@@ -14,14 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
 from . import sites
 from .test_hostile import GOOD_IDS, HOSTILE, record_pages, run
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM = sites.CHROMIUM
 
 LOCAL = ("http://127.0.0.1:", "file://", "data:", "blob:")
 """Where a page may load things from: the test's own server, the disk, inline data."""
@@ -63,13 +61,8 @@ def base_url(hostile_site: Path) -> Iterator[str]:
 def browser(hostile_site: Path) -> Iterator[Browser]:
     """Chromium, started after the site is built: the build's Pagefind step runs an asyncio
     loop, which cannot start inside the one Playwright's sync API keeps running."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with sites.chromium() as chromium:
+        yield chromium
 
 
 @pytest.fixture

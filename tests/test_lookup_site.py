@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -19,7 +17,7 @@ from .conftest import ROOT, Built
 from .nodejs import NODE, needs_node
 
 pytestmark = pytest.mark.slow
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = sites.CHROMIUM
 SEED = "errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode/"
 TRACEBACK = ("Traceback (most recent call last):\n"
              '  File "/srv/worker.py", line 658, in finalize_mlx_result\n'
@@ -27,32 +25,14 @@ TRACEBACK = ("Traceback (most recent call last):\n"
              "ValueError: Unknown MLX async mode: speculative\n")
 
 
-@pytest.fixture(scope="module")
-def hosted(built: Built) -> Iterator[str]:
-    """The hosted site, served under the path of its site_url as a static host would."""
-    with sites.serve(built.site, urlsplit(sites.SITE_URL).path) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The offline bundle, unzipped as its receiver would."""
-    return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
 
 
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
         pytest.skip("Chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+    with sites.chromium() as launched:
         yield launched
-        launched.close()
 
 
 def _paste_and_follow(browser, url: str, text: str) -> tuple[list[str], list[str], str, str]:

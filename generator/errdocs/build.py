@@ -18,18 +18,19 @@ class BuildError(Exception):
     """MkDocs failed; the previous site is untouched."""
 
 
-def run_mkdocs(config_file: Path, site_dir: Path, *, strict: bool,
+def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
                adjust: Callable[[MkDocsConfig], None] | None = None,
                **overrides: Any) -> MkDocsConfig:
     """``mkdocs build`` of ``config_file`` into ``site_dir``.
 
-    ``overrides`` replace top-level config keys (as ``load_config`` does); ``adjust`` may change
-    the loaded config further before the build starts.
+    ``site_dir`` None keeps the config's own. ``overrides`` replace top-level config keys (as
+    ``load_config`` does); ``adjust`` may change the loaded config further before the build.
     """
     _show_mkdocs_warnings()
     try:
-        config = load_config(config_file=str(config_file), site_dir=str(site_dir),
-                             strict=strict, **overrides)
+        if site_dir is not None:
+            overrides["site_dir"] = str(site_dir)
+        config = load_config(config_file=str(config_file), strict=strict, **overrides)
         if adjust is not None:
             adjust(config)
         config.plugins.on_startup(command="build", dirty=False)
@@ -56,4 +57,5 @@ def _show_mkdocs_warnings() -> None:
         handler = _ClickHandler(logging.WARNING)
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
         logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
+    # Only warnings are shown (and counted by --strict); INFO records would cost per page.
+    logger.setLevel(logging.WARNING)

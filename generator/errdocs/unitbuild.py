@@ -9,7 +9,6 @@ its key is up to date and is not built again.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import time
@@ -18,12 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
-from mkdocs.commands.build import build as mkdocs_build
-from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import MkDocsException
 from mkdocs.structure.files import File
 
+from .build import BuildError, run_mkdocs
 from .merge import SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
@@ -271,18 +268,11 @@ def _plugin_name(entry: object) -> str:
 
 
 def _run_mkdocs(config_file: Path, unit: Unit, *, strict: bool) -> MkDocsConfig:
-    """Build the unit into its ``site.new`` folder."""
+    """Build the unit into its ``site.new`` folder (the unit config's site_dir)."""
     folder = config_file.parent
     shutil.rmtree(folder / "site.new", ignore_errors=True)
-    logging.getLogger("mkdocs").setLevel(logging.WARNING)
     try:
-        config = load_config(config_file=str(config_file), strict=strict)
-        config.plugins.on_startup(command="build", dirty=False)
-        try:
-            mkdocs_build(config)
-        finally:
-            config.plugins.on_shutdown()
-    except (MkDocsException, SystemExit) as exc:
+        return run_mkdocs(config_file, None, strict=strict)
+    except BuildError as exc:
         shutil.rmtree(folder / "site.new", ignore_errors=True)
-        raise UnitFailed(f"unit {unit.name}: MkDocs build failed: {exc}") from exc
-    return config
+        raise UnitFailed(f"unit {unit.name}: {exc}") from exc
