@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import select
 import shutil
 import subprocess
 import threading
@@ -153,6 +154,17 @@ class PagefindError(Exception):
     """The Pagefind service reported an error."""
 
 
+ANSWER_TIMEOUT = 300
+"""Seconds to wait for one answer of the Pagefind service before giving up."""
+
+
+def _write_all(stream: Any, data: bytes) -> None:
+    """An unbuffered pipe may take part of a write; give it the rest."""
+    view = memoryview(data)
+    while view:
+        view = view[stream.write(view):]
+
+
 class PagefindService:
     """The ``pagefind --service`` process, spoken to directly.
 
@@ -165,7 +177,8 @@ class PagefindService:
     def __init__(self) -> None:
         from pagefind.service import _must_get_executable  # the optional "search" extra
 
-        self._process = subprocess.Popen([str(_must_get_executable()), "--service"],
+        # Unbuffered, so select() on stdout sees exactly what has not been read yet.
+        self._process = subprocess.Popen([str(_must_get_executable()), "--service"], bufsize=0,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._next_id = 0
         self._buffer = bytearray()
@@ -196,7 +209,7 @@ class PagefindService:
                     self._next_id += 1
                     sent.append(self._next_id)
                     message = {"message_id": self._next_id, "payload": payload}
-                    stdin.write(base64.b64encode(json.dumps(message).encode()) + b",")
+                    _write_all(stdin, base64.b64encode(json.dumps(message).encode()) + b",")
                 stdin.flush()
             except BaseException as exc:  # reported by the reader below
                 failure.append(exc)
@@ -219,7 +232,11 @@ class PagefindService:
         stdout = self._process.stdout
         assert stdout is not None
         while b"," not in self._buffer:
-            chunk = stdout.read1(1 << 16)
+            # The service has been seen to stall without a word: never wait on it forever.
+            if not select.select([stdout], [], [], ANSWER_TIMEOUT)[0]:
+                self._process.kill()
+                raise PagefindError(f"the Pagefind service gave no answer in {ANSWER_TIMEOUT} s")
+            chunk = stdout.read(1 << 16)
             if not chunk:
                 raise PagefindError("the Pagefind service stopped")
             self._buffer += chunk

@@ -25,7 +25,7 @@ from .merge import SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
-from .settings import Settings
+from .settings import Settings, read_config_data
 from .shards import Unit, UnitKind, group_pages, record_groups
 from .write import write_changed
 
@@ -249,12 +249,7 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
 
 def base_config(config_file: Path) -> dict[str, object]:
     """The top level of the project's mkdocs.yml (MkDocs' own tags such as !ENV read as null)."""
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    data = yaml.load(config_file.read_text("utf-8"), Loader=_Loader)  # a SafeLoader subclass
-    return data if isinstance(data, dict) else {}
+    return read_config_data(config_file)
 
 
 def _plugin_list(value: object) -> list[object]:
