@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import queue
 import select
 import shutil
 import subprocess
@@ -199,29 +200,31 @@ class PagefindService:
         """Send every request (from a thread) while reading the answers; the last answer."""
         stdin = self._process.stdin
         assert stdin is not None
-        sent: list[int] = []
-        done = threading.Event()
+        # One item per request sent, then None: the reader reads exactly one answer per
+        # request. (Checking "writer done?" before reading raced: the writer could send its
+        # last request and be answered before it said it was done, leaving the reader waiting
+        # for an answer that never comes.)
+        sent: queue.SimpleQueue[int | None] = queue.SimpleQueue()
         failure: list[BaseException] = []
 
         def write() -> None:
             try:
                 for payload in payloads:
                     self._next_id += 1
-                    sent.append(self._next_id)
                     message = {"message_id": self._next_id, "payload": payload}
                     _write_all(stdin, base64.b64encode(json.dumps(message).encode()) + b",")
+                    sent.put(self._next_id)
                 stdin.flush()
             except BaseException as exc:  # reported by the reader below
                 failure.append(exc)
             finally:
-                done.set()
+                sent.put(None)
 
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
-        answered, last = 0, {}
-        while not (done.is_set() and answered >= len(sent)):
+        last: dict[str, Any] = {}
+        while sent.get() is not None:
             last = self._read()
-            answered += 1
         writer.join()
         if failure:
             raise failure[0]
