@@ -18,7 +18,7 @@ from .lookup.sitedata import site_data
 from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
-from .parallel import run_units
+from .parallel import Workers
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
@@ -105,11 +105,13 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   selection: Slice | None = None, merge_only: bool = False,
                   show_progress: bool = True) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed."""
-    prepared = _prepare(settings, paths, strict)
-    work, units = prepared.ctx.work_dir, prepared.units
-    chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
-    dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
-    results = _build(prepared.ctx, dirty, jobs, show_progress)
+    # Forked first, while this process holds no records (see parallel.Workers).
+    with Workers(1 if merge_only else jobs) as workers:
+        prepared = _prepare(settings, paths, strict)
+        work, units = prepared.ctx.work_dir, prepared.units
+        chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+        dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+        results = _build(prepared.ctx, dirty, workers, show_progress)
     removed, searchable = 0, None
     if selection is None:
         searchable = _assemble(settings, prepared, show_progress)
@@ -173,8 +175,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepar
                      tuple(lookup.problems), data.unconverted, found)
 
 
-def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> list[UnitResult]:
-    """Build ``units`` on ``jobs`` workers, showing progress on a terminal."""
+def _build(ctx: Context, units: list[Unit], workers: Workers,
+           show_progress: bool) -> list[UnitResult]:
+    """Build ``units`` on the workers, showing progress on a terminal."""
     progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
 
@@ -183,7 +186,7 @@ def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> l
         progress.step(result.pages)
 
     try:
-        run_units(ctx, units, jobs, done)
+        workers.run(ctx, units, done)
     finally:
         progress.close()
     return results
