@@ -54,12 +54,13 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     from errdocs.lookup import build_index
     from errdocs.lookup.sitedata import site_data
     from errdocs.model import build_catalog
-    from errdocs.scan import scan
+    from errdocs.scan import scan, stage
     from errdocs.shards import plan
     from errdocs.write import write_changed
 
     work = settings.project_dir / sitebuild.WORK_DIR
     found = phase("scan", lambda: scan([data], work))
+    found = phase("scan cache staged", lambda: stage(found, work))
     catalog = phase("catalogue", lambda: build_catalog(x.record for x in found.lights))
     lookup = phase("lookup index", lambda: build_index([x.record for x in found.lights],
                                                        catalog, javascript=True))

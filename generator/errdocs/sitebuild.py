@@ -22,7 +22,7 @@ from .parallel import Workers
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
-from .scan import Scan, save, scan
+from .scan import Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
@@ -154,6 +154,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepar
     found = scan(paths, work)
     if strict and found.problems:
         raise StrictProblems(found.problems)
+    found = stage(found, work)
     catalog = build_catalog(x.record for x in found.lights)
     lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
     data = site_data(lookup)  # the paste box's data files, owned by the root unit
