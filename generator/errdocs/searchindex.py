@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import queue
 import select
 import shutil
 import subprocess
@@ -200,31 +199,35 @@ class PagefindService:
         """Send every request (from a thread) while reading the answers; the last answer."""
         stdin = self._process.stdin
         assert stdin is not None
-        # One item per request sent, then None: the reader reads exactly one answer per
-        # request. (Checking "writer done?" before reading raced: the writer could send its
-        # last request and be answered before it said it was done, leaving the reader waiting
-        # for an answer that never comes.)
-        sent: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        sent: list[int] = []
+        done = threading.Event()
         failure: list[BaseException] = []
 
         def write() -> None:
             try:
                 for payload in payloads:
                     self._next_id += 1
+                    sent.append(self._next_id)
                     message = {"message_id": self._next_id, "payload": payload}
                     _write_all(stdin, base64.b64encode(json.dumps(message).encode()) + b",")
-                    sent.put(self._next_id)
                 stdin.flush()
             except BaseException as exc:  # reported by the reader below
                 failure.append(exc)
             finally:
-                sent.put(None)
+                done.set()
 
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
-        last: dict[str, Any] = {}
-        while sent.get() is not None:
-            last = self._read()
+        answered, last = 0, {}
+        while not done.is_set() or answered < len(sent):
+            if answered < len(sent):
+                last = self._read()
+                answered += 1
+            else:
+                # Every request sent so far is answered: wait for the writer to send another or
+                # finish. Reading here instead waited forever for an answer to nothing when the
+                # writer had sent its last request but not yet said so (seen as a 300 s stall).
+                done.wait(0.01)
         writer.join()
         if failure:
             raise failure[0]
