@@ -88,7 +88,7 @@ def search_data(index: LookupIndex, records: Iterable[Record], pages: Sequence[H
     manifest = {"version": VERSION, "records": len(chosen), "shards": shards, "chunk": CHUNK,
                 "maxPostings": MAX_POSTINGS, "maxWords": MAX_WORDS, "stop": list(STOP_WORDS),
                 "fullText": full_text, "pages": [_hand(p) for p in pages]}
-    files = [Page(f"{FOLDER}/manifest.js", _script("search", manifest))]
+    files = [Page(f"{FOLDER}/manifest.js", _script("search", _json(manifest)))]
     files += _word_shards(lists, shards)
     files += _chunks(index.targets, chosen)
     return files
@@ -111,7 +111,8 @@ def _word_shards(lists: dict[str, list[int]], shards: int) -> list[Page]:
     contents: list[dict[str, list[int]]] = [{} for _ in range(shards)]
     for word in sorted(lists):
         contents[fnv1a(word) % shards][word] = lists[word]
-    return [Page(f"{FOLDER}/w{n:x}.js", _script(f"w{n}", words))
+    return [Page(f"{FOLDER}/w{n:x}.js", _script(f"w{n}", "{" + ",".join(
+                f"\n{_json(word)}:{_json(posting)}" for word, posting in words.items()) + "\n}"))
             for n, words in enumerate(contents)]
 
 
@@ -119,7 +120,8 @@ def _chunks(targets: Sequence[Target], records: list[Record]) -> list[Page]:
     """``[page, repository, message, class, what it means]`` per record, :data:`CHUNK` a file."""
     rows = [[t.path.removesuffix(".md"), r.repo, r.error_message, r.error_class or "",
              describe_record(r)] for t, r in zip(targets, records, strict=True)]
-    return [Page(f"{FOLDER}/r{n:x}.js", _script(f"r{n}", rows[start:start + CHUNK]))
+    return [Page(f"{FOLDER}/r{n:x}.js", _script(f"r{n}", "[" + ",".join(
+                f"\n{_json(row)}" for row in rows[start:start + CHUNK]) + "\n]"))
             for n, start in enumerate(range(0, len(rows), CHUNK))]
 
 
@@ -128,18 +130,13 @@ def _hand(page: HandPage) -> list[str]:
     return [page.url, page.title, " ".join(list(words)[:PAGE_WORDS])]
 
 
-def _script(name: str, data: object) -> str:
-    """A script registering ``data``; a list or dict gets one item a line (readable diffs),
-    ASCII only (see :func:`.sitedata._script`)."""
-    if isinstance(data, list):
-        body = "[" + ",".join("\n" + _json(item) for item in data) + "\n]"
-    elif isinstance(data, dict) and name != "search":
-        body = "{" + ",".join(f"\n{_json(k)}:{_json(v)}" for k, v in data.items()) + "\n}"
-    else:
-        body = _json(data)
+def _script(name: str, body: str) -> str:
+    """A script registering the JSON ``body`` (shards: one word or record a line, for
+    readable diffs)."""
     return f"__errdocsLookup({json.dumps(name)},{body});\n"
 
 
 def _json(value: object) -> str:
+    """Compact JSON, ASCII only (see :func:`.sitedata._script`)."""
     return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
 
