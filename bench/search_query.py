@@ -13,6 +13,11 @@ of an already built (small) SITE with those of DATA, as ``errdocs build`` would 
 measures that: the search box needs nothing else.
 
     python bench/search_query.py SITE --data big.jsonl --write-data
+
+``bench/synth.py``'s messages come from a vocabulary of 75 words, so every word of a message
+is held by thousands of records; ``--lookup-records N`` first writes DATA from
+``bench/lookup_bench.py``'s generator instead (messages from a Zipf vocabulary, patterns in the
+producer's styles; no class, tags or category), to measure messages as real data has them.
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ class Measured:
     bytes: int
     results: int
     top: str
+    expected: str | None
+    """The message of the record a message query is for (its first result should be it)."""
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -62,19 +69,23 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
-def queries_from(data: Path, per_kind: int, seed: int = 7) -> list[tuple[str, str]]:
-    """(kind, query) pairs drawn from the records of DATA."""
+Query = tuple[str, str, str | None]
+"""Kind, query, and the message of the record a message query is for."""
+
+
+def queries_from(data: Path, per_kind: int, seed: int = 7) -> list[Query]:
+    """Queries drawn from the records of DATA."""
     rng = random.Random(seed)
     records = list(_sampled_records(data, rng, per_kind * 20))
     chosen = rng.sample(records, min(per_kind, len(records)))
-    pairs = [("message", r["errorMessage"]) for r in chosen]
-    pairs += [("pasted", _pasted(r, rng)) for r in chosen]
+    found: list[Query] = [("message", r["errorMessage"], r["errorMessage"]) for r in chosen]
+    found += [("pasted", _pasted(r, rng), r["errorMessage"]) for r in chosen]
     tags = sorted({t for r in records for t in r.get("tags") or []})
-    pairs += [("tag", t) for t in rng.sample(tags, min(per_kind, len(tags)))]
+    found += [("tag", t, None) for t in rng.sample(tags, min(per_kind, len(tags)))]
     repos = sorted({r["repo"] for r in records})
-    pairs += [("repo", r) for r in rng.sample(repos, min(per_kind, len(repos)))]
-    pairs += [("common", w) for w in COMMON]
-    return pairs
+    found += [("repo", r, None) for r in rng.sample(repos, min(per_kind, len(repos)))]
+    found += [("common", w, None) for w in COMMON]
+    return found
 
 
 def _sampled_records(data: Path, rng: random.Random, count: int) -> Iterator[dict]:
@@ -104,7 +115,7 @@ def _server(folder: str) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def measure(site: Path, queries: list[tuple[str, str]]) -> list[Measured]:
+def measure(site: Path, queries: list[Query]) -> list[Measured]:
     """Downloads of each query, from a fresh browser context each."""
     from playwright.sync_api import sync_playwright
 
@@ -112,7 +123,7 @@ def measure(site: Path, queries: list[tuple[str, str]]) -> list[Measured]:
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        for kind, query in queries:
+        for kind, query, expected in queries:
             context = browser.new_context()
             page = context.new_page()
             page.set_default_timeout(60_000)
@@ -126,7 +137,7 @@ def measure(site: Path, queries: list[tuple[str, str]]) -> list[Measured]:
             page.wait_for_timeout(300)  # anything still arriving
             titles = page.locator(".md-search-result__item h1").all_inner_texts()
             rows.append(Measured(kind, query, len(sizes), sum(sizes), len(titles),
-                                 titles[0] if titles else ""))
+                                 titles[0] if titles else "", expected))
             context.close()
         browser.close()
     return rows
@@ -166,6 +177,19 @@ def write_data(site: Path, data: Path) -> None:
               f"largest {max(found_sizes) / 1e3:.1f} KB")
 
 
+def write_lookup_records(count: int, out: Path) -> None:
+    """DATA from lookup_bench.py's seeded generator, as JSON Lines."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import lookup_bench
+
+    with out.open("w", encoding="utf-8") as handle:
+        for item in lookup_bench.generate(count, seed=5):
+            r = item.record
+            handle.write(json.dumps({"record": {
+                "id": r.id, "repo": r.repo, "slug": r.slug, "errorMessage": r.error_message,
+                "messagePattern": r.message_pattern}}) + "\n")
+
+
 def report(rows: list[Measured]) -> None:
     for row in rows:
         print(f"{row.kind:8} {row.bytes / 1000:8.1f} KB {row.requests:3} requests "
@@ -175,9 +199,12 @@ def report(rows: list[Measured]) -> None:
         chosen = [r for r in rows if kind in ("all", r.kind)]
         kb = [r.bytes / 1000 for r in chosen]
         requests = [r.requests for r in chosen]
+        checked = [r for r in chosen if r.expected is not None]
+        first = f"   right record first {sum(r.top == r.expected for r in checked)}/" \
+                f"{len(checked)}" if checked else ""
         print(f"{kind:8} n={len(chosen):3}  KB mean {statistics.fmean(kb):7.1f} max "
               f"{max(kb):7.1f}   requests mean {statistics.fmean(requests):5.1f} max "
-              f"{max(requests):3}")
+              f"{max(requests):3}{first}")
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
@@ -188,7 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--write-data", action="store_true",
                         help="first replace SITE's search and lookup data with DATA's")
+    parser.add_argument("--lookup-records", type=int, metavar="N",
+                        help="first write DATA: N records of lookup_bench.py's generator")
     args = parser.parse_args(argv)
+    if args.lookup_records:
+        write_lookup_records(args.lookup_records, args.data)
     if args.write_data:
         write_data(args.site, args.data)
     report(measure(args.site, queries_from(args.data, args.per_kind)))

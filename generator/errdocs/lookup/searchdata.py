@@ -44,6 +44,12 @@ SHARD_BYTES = 6_000
 """Average size of a word shard; the shard count is the smallest power of two giving it."""
 MAX_WORDS = 10
 """Words of a query looked up (the browser stops there)."""
+LOOKUP_WORDS = 4
+"""The search box loads the lookup shards of at most this many of a query's words: the rarest
+of those whose word list is complete. A lookup shard holds every record filed under a word,
+so the shard of a word held by more than :data:`MAX_POSTINGS` records may be big (the paste
+box loads it all the same); a record is filed under its rarest words, so its rarest are
+enough."""
 STOP_WORDS = ("a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it",
               "of", "on", "or", "the", "this", "to", "was", "with")
 """Words neither indexed nor looked up: in nearly every message, they find nothing."""
@@ -64,9 +70,10 @@ class HandPage:
 
 
 def record_words(target: Target, record: Record) -> set[str]:
-    """The words a record is found by: its message template's, class's, tags', category's and
-    repository's, without :data:`STOP_WORDS`."""
-    found = set(target.words) | set(tokens(record.repo))
+    """The words a record is found by: its message template's and pattern's (so each of its
+    lookup keys is counted here), its class's, tags', category's and repository's, without
+    :data:`STOP_WORDS`."""
+    found = set(target.words) | set(target.pattern_words) | set(tokens(record.repo))
     for text in (record.error_class, record.background_tag, *record.tags):
         if text:
             found.update(tokens(text))
@@ -86,7 +93,8 @@ def search_data(index: LookupIndex, records: Iterable[Record], pages: Sequence[H
     lists = {w: _posting(p) for w, p in postings.items()}
     shards = _shard_count(sum(len(w) + len(_json(v)) + 4 for w, v in lists.items()))
     manifest = {"version": VERSION, "records": len(chosen), "shards": shards, "chunk": CHUNK,
-                "maxPostings": MAX_POSTINGS, "maxWords": MAX_WORDS, "stop": list(STOP_WORDS),
+                "maxPostings": MAX_POSTINGS, "maxWords": MAX_WORDS, "lookupWords": LOOKUP_WORDS,
+                "stop": list(STOP_WORDS),
                 "fullText": full_text, "pages": [_hand(p) for p in pages]}
     files = [Page(f"{FOLDER}/manifest.js", _script("search", _json(manifest)))]
     files += _word_shards(lists, shards)

@@ -3,10 +3,11 @@
  *
  * Material's lunr index costs about 4 KB a page (over 1 GB at 310,000 records). Instead a
  * query loads only the data files of its words (generator/errdocs/lookup/searchdata.py):
- *   1. the paste box's lookup data, ranked by the paste box's own engine (lookup.js: message
- *      pattern, template, similar wording), which finds a record from a pasted message;
- *   2. the search data's word shards: records by the words of their message, class, tags,
+ *   1. the search data's word shards: records by the words of their message, class, tags,
  *      category and repository, most words (then rarest words) first;
+ *   2. the paste box's lookup data of the query's rarest words (known from 1; a common word's
+ *      shard can be big), ranked by the paste box's own engine (lookup.js: message pattern,
+ *      template, similar wording), which finds a record from a pasted message;
  *   3. the record chunks of the ten results shown (message, repository, what it means).
  * A site built with `errdocs build --full-text` also has a Pagefind index of the records' whole
  * text: a button after the results loads it, only when clicked.
@@ -61,11 +62,19 @@
   });
 
   // The paste box's ranking: records whose pattern or template matches, or worded alike.
-  async function byMessage(manifest, query) {
-    const plan = engine.plan(query, manifest.shards);
-    const shards = await Promise.all(plan.shards.map((n) =>
+  // Only the shards of the rarest words whose word list is complete are loaded: a record is
+  // filed under its rarest words, and a common word's shard can be big.
+  async function byMessage(manifests, query, postings) {
+    const { search, lookup } = manifests;
+    const count = (w) => (postings[w] ? postings[w][0] : Infinity);
+    const rare = engine.plan(query, lookup.shards).words
+      .filter((w) => count(w) <= search.maxPostings)
+      .sort((a, b) => count(a) - count(b))
+      .slice(0, search.lookupWords);
+    const shards = [...new Set(rare.map((w) => engine.fnv1a(w) % lookup.shards))];
+    const loaded = await Promise.all(shards.map((n) =>
       data.load(`${lookupBase}s${n.toString(16)}.js`, String(n))));
-    return engine.rank([].concat(...shards), query, MAX_RESULTS);
+    return engine.rank([].concat(...loaded), query, 5 * MAX_RESULTS);
   }
 
   function queryWords(manifest, query) {
@@ -74,16 +83,26 @@
     return [...new Set(words)].slice(0, manifest.maxWords);
   }
 
-  // Records holding the query's words: at least half of them, most words first, then the
-  // rarest words (a word's weight falls with the records holding it).
-  async function byWords(manifest, words) {
+  // Each query word's list: [records holding it, gap, gap...] (searchdata.py).
+  async function postingsOf(manifest, words) {
     const shards = [...new Set(words.map((w) => engine.fnv1a(w) % manifest.shards))];
     const loaded = await Promise.all(shards.map((n) =>
       data.load(`${searchBase}w${n.toString(16)}.js`, `w${n}`)));
-    const postings = Object.assign({}, ...loaded);
+    const postings = Object.create(null);
+    for (const shard of loaded) {
+      for (const word of words) {
+        if (Object.prototype.hasOwnProperty.call(shard, word)) postings[word] = shard[word];
+      }
+    }
+    return postings;
+  }
+
+  // Records holding the query's words: at least half of them, most words first, then the
+  // rarest words (a word's weight falls with the records holding it).
+  function byWords(manifest, words, postings) {
     const hits = new Map();
     for (const word of words) {
-      const posting = Object.prototype.hasOwnProperty.call(postings, word) ? postings[word] : null;
+      const posting = postings[word];
       if (!posting) continue;
       const weight = Math.log(1 + manifest.records / Math.max(posting[0], 1));
       let number = 0;
@@ -111,9 +130,26 @@
     }).map(([url, title]) => ({ url, title }));
   }
 
+  // Lookup matches as lookup.js ranks them; among equals (records sharing a pattern that
+  // matches), those holding more of the query's words first.
+  function tieBroken(matches, hits) {
+    const place = new Map(hits.map((h, i) => [h.number, i]));
+    const at = (m) => (place.has(m.record.number) ? place.get(m.record.number) : Infinity);
+    const same = (a, b) => a.how === b.how && a.score === b.score && a.candidate === b.candidate;
+    const groups = [];
+    for (const match of matches) {
+      const last = groups[groups.length - 1];
+      if (last && same(last[0], match)) last.push(match);
+      else groups.push([match]);
+    }
+    return groups.flatMap((group) => group.map((m, i) => [m, i])
+      .sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([m]) => m));
+  }
+
   // Message matches first, then pages and records holding every word, then similar wording,
   // then records holding some of the words.
-  function merge(matches, hits, pages) {
+  function merge(found, hits, pages) {
+    const matches = tieBroken(found, hits);
     const order = [
       ...matches.filter((m) => m.how !== "similar").map((m) => ({ number: m.record.number })),
       ...pages.map((page) => ({ page })),
@@ -146,9 +182,12 @@
   }
 
   async function ours(query, stale) {
-    const { search, lookup } = await manifests();
+    const both = await manifests();
+    const search = both.search;
     const words = queryWords(search, query);
-    const [matches, hits] = await Promise.all([byMessage(lookup, query), byWords(search, words)]);
+    const postings = await postingsOf(search, words);
+    const hits = byWords(search, words, postings);
+    const matches = await byMessage(both, query, postings);
     const ranked = merge(matches, hits, pagesOf(search, words));
     const shown = ranked.slice(0, MAX_RESULTS);
     const records = shown.filter((r) => r.page === undefined).map((r) => r.number);
