@@ -183,11 +183,11 @@ def write_lookup_records(count: int, out: Path) -> None:
     import lookup_bench
 
     with out.open("w", encoding="utf-8") as handle:
-        for item in lookup_bench.generate(count, seed=5):
-            r = item.record
+        for number, item in enumerate(lookup_bench.generate(count, seed=5)):
+            r = item.record  # its id and slug are not unique: number them
             handle.write(json.dumps({"record": {
-                "id": r.id, "repo": r.repo, "slug": r.slug, "errorMessage": r.error_message,
-                "messagePattern": r.message_pattern}}) + "\n")
+                "id": f"{number:016x}", "repo": r.repo, "slug": f"e{number}",
+                "errorMessage": r.error_message, "messagePattern": r.message_pattern}}) + "\n")
 
 
 def report(rows: list[Measured]) -> None:
