@@ -219,9 +219,15 @@ class PagefindService:
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
         answered, last = 0, {}
-        while not (done.is_set() and answered >= len(sent)):
-            last = self._read()
-            answered += 1
+        while not done.is_set() or answered < len(sent):
+            if answered < len(sent):
+                last = self._read()
+                answered += 1
+            else:
+                # Every request sent so far is answered: wait for the writer to send another or
+                # finish. Reading here instead waited forever for an answer to nothing when the
+                # writer had sent its last request but not yet said so (seen as a 300 s stall).
+                done.wait(0.01)
         writer.join()
         if failure:
             raise failure[0]
