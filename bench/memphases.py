@@ -65,8 +65,11 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     lookup = phase("lookup index", lambda: build_index([x.record for x in found.lights],
                                                        catalog, javascript=True))
     data_pages = phase("lookup site data", lambda: site_data(lookup))
+    search = phase("search box data", lambda: sitebuild.search_pages(
+        settings, lookup, (x.record for x in found.lights), full_text=False))
     lookup = phase("lookup index freed", lambda: None)
-    root_pages = phase("root pages", lambda: sitebuild._root_pages(catalog) + data_pages.pages)
+    root_pages = phase("root pages", lambda: sitebuild._root_pages(catalog) + data_pages.pages
+                       + search)
     generated = phase("generated paths", lambda: sitebuild._generated_paths(catalog, root_pages))
     phase("write root pages", lambda: write_changed(settings.out_dir, root_pages))
     hand = sitebuild._hand_written(settings, generated)
