@@ -78,9 +78,7 @@ def test_one_changed_record_rebuilds_one_page_and_equals_a_cold_build(
     assert cold.reused == 0
     lines = data.read_text("utf-8").splitlines(keepends=True)
     value = json.loads(lines[30])
-    # (not what it means: the search data, which the root owns, shows that, so the root unit
-    # would be rebuilt too)
-    value["record"]["solutions"] = ["Changed."]
+    value["record"]["solutions"] = ["Changed."]  # on its page only, not in any data file
     lines[30] = json.dumps(value) + "\n"
     data.write_text("".join(lines), "utf-8")
     again = build_sharded(settings, [data], jobs=2, show_progress=False)
@@ -103,10 +101,10 @@ def test_cli_output_and_a_no_op_rebuild(project: Path) -> None:
     config = str(project / "mkdocs.yml")
     first = _run("build", str(SAMPLE), "-f", config, "-j", "2")
     assert first == (f"40 records, 0 errors, 0 warnings; pages: 133 written, 0 unchanged, 0 "
-                     f"removed; units: 3 built, 0 reused\nSite built in {project / 'site'}\n")
+                     f"removed; units: 4 built, 0 reused\nSite built in {project / 'site'}\n")
     second = _run("build", str(SAMPLE), "-f", config)
     assert second == (f"40 records, 0 errors, 0 warnings; pages: 0 written, 133 unchanged, 0 "
-                      f"removed; units: 0 built, 3 reused\nSite built in {project / 'site'}\n")
+                      f"removed; units: 0 built, 4 reused\nSite built in {project / 'site'}\n")
 
 
 def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None) -> None:
@@ -130,8 +128,8 @@ def test_merge_refuses_when_a_slice_is_missing(project: Path, small_units: None)
     _run("build", str(SAMPLE), "-f", config, "--shard", "1/2")
     result = CliRunner().invoke(main, ["merge", str(SAMPLE), "-f", config])
     assert result.exit_code == 1
-    assert result.output == ("Error: 6 units are missing or were built from other inputs "
-                             "(hub-0000, hub-0002, hub-0004, hub-0006, rec-0000 and 1 more); "
+    assert result.output == ("Error: 7 units are missing or were built from other inputs "
+                             "(hub-0000, hub-0002, hub-0004, hub-0006, rec-0000 and 2 more); "
                              "build them first; the previous site was left as it was\n")
     assert not (project / "site").exists()
 
@@ -154,3 +152,25 @@ def test_shard_option_is_checked(project: Path, bad: str) -> None:
                                        "--shard", bad])
     assert result.exit_code == 2
     assert "is not I/N with 1 <= I <= N" in result.output
+
+
+def test_a_changed_meaning_rebuilds_its_page_and_a_data_unit_not_the_root(
+        tmp_path: Path, project: Path, small_units: None) -> None:
+    # What a record means is also in the search box's data: its data unit is copied again,
+    # the root unit (hand-written pages, lists, theme) is not built again.
+    data = synth.write(60, tmp_path / "data.jsonl", seed=3)
+    settings = load_settings(project / "mkdocs.yml")
+    cold = build_sharded(settings, [data], jobs=1, show_progress=False)
+    root_stamp = project / ".errdocs" / "units" / "root" / "stamp.json"
+    before = root_stamp.stat().st_mtime_ns
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    value = json.loads(lines[30])
+    value["record"]["documentation"] = "A changed meaning."
+    lines[30] = json.dumps(value) + "\n"
+    data.write_text("".join(lines), "utf-8")
+    again = build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert root_stamp.stat().st_mtime_ns == before
+    assert again.pages_built == 1 and 2 <= again.built < cold.units
+    chunk = [p for p in (project / "site" / "errors").rglob("*.js")
+             if "A changed meaning." in p.read_text("utf-8")]
+    assert chunk, "the search data in the site shows the new meaning"

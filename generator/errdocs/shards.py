@@ -4,6 +4,8 @@
   categories and repositories, the theme's assets and the 404 page.
 - ``hub-NNNN``: the listing pages of some tags, categories and repositories.
 - ``rec-NNNN``: some record pages.
+- ``data-NNNN``: some of the paste box's and the search box's data files (static files: no
+  MkDocs build, a copy), so a changed record re-copies the few data files it is in.
 
 Assignment is stable: a record goes to ``rec-(hash(id) mod K)``, a group to
 ``hub-(hash(kind:key) mod H)``, with K and H powers of two chosen from the counts, so units
@@ -25,11 +27,14 @@ from pathlib import Path
 from . import paging
 from .model import Catalog, Group, GroupKind
 from .records import Record
+from .render import Page
 from .scan import Light
 
 UNIT_SIZE = 512
 """Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
 tiny; within a unit only pages whose inputs changed are built again."""
+DATA_UNIT_FILES = 1024
+"""Data files a data unit aims at: a change copies its unit's files again."""
 ROOT = "root"
 TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
 
@@ -41,6 +46,7 @@ class UnitKind(Enum):
     HUB = "hub"
     RECORDS = "rec"
     SEARCH = "search"
+    DATA = "data"
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,8 @@ class Unit:
     kind: UnitKind
     """What it holds."""
     members: tuple[str, ...]
-    """Record ids (records unit) or group ids ``kind:key`` (hub unit); empty for root."""
+    """Record ids (records unit), group ids ``kind:key`` (hub unit), generated-tree paths of
+    data files (data unit); empty for root."""
     key: str
     """Hash of every input of the unit's output."""
     page_keys: tuple[tuple[str, str], ...] = ()
@@ -84,11 +91,26 @@ def group_pages(group: Group) -> list[str]:
 
 
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
-         global_key: str) -> list[Unit]:
-    """Every unit with its key: root, then hubs, then record units."""
+         global_key: str, data: Iterable[Page] = ()) -> list[Unit]:
+    """Every unit with its key: root, then hubs, then record units, then data units."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += _hub_units(catalog, global_key)
     units += _record_units(lights, catalog, global_key)
+    units += _data_units(list(data), global_key)
+    return units
+
+
+def _data_units(files: list[Page], global_key: str) -> list[Unit]:
+    count = unit_count(len(files), DATA_UNIT_FILES)
+    members: list[list[Page]] = [[] for _ in range(count)]
+    for file in files:
+        members[bucket(file.path, count)].append(file)
+    units = []
+    for number, chosen in enumerate(members):
+        if chosen:
+            keys = tuple(sorted((f.path, _hash(f.content)) for f in chosen))
+            units.append(Unit(f"data-{number:04d}", UnitKind.DATA, tuple(k[0] for k in keys),
+                              _unit_key(global_key, keys), keys))
     return units
 
 

@@ -162,17 +162,18 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     found = stage(found, work)
     catalog = build_catalog(x.record for x in found.lights)
     lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
-    data = site_data(lookup)  # the paste box's data files, owned by the root unit
+    data = site_data(lookup)  # the paste box's data files
     search = search_pages(settings, lookup, (x.record for x in found.lights),
                           full_text=full_text)  # the search box's
-    root_pages = _root_pages(catalog) + data.pages + search
-    generated = _generated_paths(catalog, root_pages)
-    # Written before any unit is built: every unit reads the nav's titles from them.
-    written = write_changed(settings.out_dir, root_pages)[0]
+    root_pages, data_files = _root_pages(catalog), data.pages + search
+    generated = _generated_paths(catalog, root_pages + data_files)
+    # Written before any unit is built: every unit reads the nav's titles from them, and data
+    # units copy their files from there.
+    written = write_changed(settings.out_dir, root_pages + data_files)[0]
     hand_written = _hand_written(settings, generated)
     everything = _global_key(settings)
     units = plan(found.lights, catalog, _root_inputs(settings, root_pages, hand_written),
-                 everything)
+                 everything, data_files)
     sub = settings.subtree
     ctx = Context(settings, work, catalog, {x.record.id: x for x in found.lights},
                   found.sources,

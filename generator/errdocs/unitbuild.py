@@ -91,6 +91,9 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     and take every other page's HTML from the unit's previous output."""
     start = time.perf_counter()
     folder = unit_dir(ctx.work_dir, unit.name)
+    if unit.kind is UnitKind.DATA:
+        _copy_data(ctx, unit, folder)
+        return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
     keys = dict(unit.page_keys)
     reused = _reusable(folder, ctx.global_key, keys)
     todo = {p for p in keys if p not in reused}
@@ -108,6 +111,23 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
+    """A data unit's output: its files, linked from the generated tree (written before units
+    are built). A link is safe: the tree's files are replaced, never rewritten in place
+    (write.write_changed), so a later change cannot reach this output or the live site."""
+    fresh, sub = folder / "site.new", ctx.settings.subtree
+    shutil.rmtree(fresh, ignore_errors=True)
+    for path in unit.members:
+        target = fresh / sub / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(ctx.settings.out_dir / path, target)
+        except OSError:  # another file system
+            shutil.copyfile(ctx.settings.out_dir / path, target)
+    record_files(folder, unit.key, fresh)
+    finish(folder, {"key": unit.key, "global": ctx.global_key})
 
 
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
