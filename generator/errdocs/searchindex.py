@@ -219,9 +219,17 @@ class PagefindService:
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
         answered, last = 0, {}
-        while not (done.is_set() and answered >= len(sent)):
-            last = self._read()
-            answered += 1
+        while not failure:
+            if answered < len(sent):
+                last = self._read()
+                answered += 1
+            elif done.is_set() and answered >= len(sent):  # `sent` is final once done is set
+                break
+            else:
+                # Everything sent so far is answered and the writer is not done: wait for it
+                # rather than for an answer to a request it may never send (the last answer can
+                # arrive before the writer sets `done`; reading then waited forever).
+                done.wait(0.01)
         writer.join()
         if failure:
             raise failure[0]
