@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import pytest
 from mkdocs.utils.meta import get_data
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
 
+from errdocs.excerpt import language_for
 from errdocs.meta import record_meta
 from errdocs.model import build_catalog
 from errdocs.records import Record
@@ -53,3 +58,17 @@ def test_every_text_is_bounded() -> None:
                         tags=(long,), error_class=long))
     assert long not in page
     assert page.count("y" * MAX_TEXT_CHARS + " …") == 5  # title, class, pattern, path, tag
+
+
+@pytest.mark.parametrize("name", [
+    "src/a.py", "x/CMakeLists.txt", "notes.txt", "Makefile", "Makefile.am", "GNUmakefile",
+    "build/foo.tar.gz", "man/ls.1", "a.b.rs", "kernel.cu", "lib.d.ts", ".bashrc",
+    "weird.PY", "no-dot", "", "dir/", "x.x[bp]m", "Dockerfile", "app.Dockerfile", "id_rsa.pub",
+])
+def test_language_for_agrees_with_pygments(name: str) -> None:
+    base = PurePosixPath(name).name
+    try:
+        expected = get_lexer_for_filename(base).aliases[0] if base else "text"
+    except ClassNotFound:
+        expected = "text"
+    assert language_for(name) == expected

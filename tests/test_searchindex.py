@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from errdocs import searchindex
 from errdocs.model import build_catalog
 from errdocs.scan import read_records, scan
 from errdocs.searchindex import PagefindError, PagefindService, build_index, search_record
@@ -48,3 +51,22 @@ def test_service_errors_are_raised() -> None:
     with PagefindService() as service, pytest.raises(PagefindError):
         service.call({"type": "AddRecord", "index_id": 99, "url": "/x/", "content": "x",
                       "language": "en", "meta": {}})
+
+
+def test_last_answer_read_before_the_writer_says_it_is_done(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The writer thread sends its last request, then is slow to see that no more come: the
+    # reader must wait for it, not for a further answer that will never be sent.
+    monkeypatch.setattr(searchindex, "ANSWER_TIMEOUT", 3)
+
+    def slow_end(index_id: int) -> Iterator[dict[str, object]]:
+        yield {"type": "AddRecord", "index_id": index_id, "url": "/a/", "content": "alpha",
+               "language": "en", "meta": {"title": "a"}}
+        time.sleep(1)
+
+    with PagefindService() as service:
+        index_id = service.call({"type": "NewIndex", "config": {"force_language": "en"}})[
+            "index_id"]
+        answer = service.pipeline(slow_end(index_id))[-1]
+    assert answer["type"] == "IndexedFile"
+    assert answer["page_url"] == "/a/"

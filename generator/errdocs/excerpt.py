@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fnmatch
+import re
 import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from pygments.lexers import get_lexer_for_filename
+from pygments.lexers._mapping import LEXERS
 from pygments.util import ClassNotFound
 
 from .records import Record
@@ -65,13 +68,34 @@ def _window(total: int, centre: int) -> int:
     return max(0, min(centre - MAX_EXCERPT_LINES // 2, total - MAX_EXCERPT_LINES))
 
 
-@lru_cache(maxsize=1024)
 def language_for(file_path: str) -> str:
-    """Pygments alias for a file name (by its ending), or ``text``."""
+    """Pygments alias for a file name (by its ending), or ``text``.
+
+    Pygments tries each of its ~930 file name patterns on every name, which cost more than the
+    rest of rendering a record page. Nearly all are ``*.ext``, which only look at what follows
+    the first dot, so the answer is cached by that ending; names that one of the other few
+    patterns (``Makefile.*``, ``CMakeLists.txt``...) matches are looked up whole.
+    """
     name = PurePosixPath(file_path).name
+    dot = name.find(".")
+    if dot < 0 or _special_names().match(name):
+        return _lexer_alias(name)
+    return _lexer_alias("\0" + name[dot:])  # no pattern but ``*...`` can match the NUL
+
+
+@lru_cache(maxsize=4096)
+def _lexer_alias(name: str) -> str:
     if not name:
         return "text"
     try:
         return get_lexer_for_filename(name).aliases[0]
     except ClassNotFound:
         return "text"
+
+
+@lru_cache(maxsize=1)
+def _special_names() -> re.Pattern[str]:
+    """One regular expression for Pygments' file name patterns that are not ``*.ext``."""
+    plain = re.compile(r"\*\.[^*?\[\]]+")
+    special = [p for lexer in LEXERS.values() for p in lexer[3] if not plain.fullmatch(p)]
+    return re.compile("|".join(fnmatch.translate(p) for p in special) or "(?!)")

@@ -11,11 +11,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
-import yaml
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from . import escape, paging
+from . import escape, frontmatter, paging
 from .excerpt import excerpt_of, language_for
 from .meta import group_meta, list_meta, record_meta
 from .model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
@@ -52,6 +51,7 @@ def environment() -> Environment:
         finalize=_finalize,
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        auto_reload=False,  # templates do not change while errdocs runs: no stat per page
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,  # Markdown, not HTML: _finalize does the escaping
@@ -176,13 +176,6 @@ def _fenced(code: str, language: str, options: str = "") -> Markup:
     return Markup(f"{fence} {info}\n{code}\n{fence}")
 
 
-def _front_matter(data: dict[str, object]) -> Markup:
-    """YAML front matter written by a YAML dumper, never by string formatting.
-
-    Every string is double-quoted on one line: newlines and the characters YAML also breaks
-    lines on (NEL, LS, PS) become escapes, so no value can end the front matter early or come
-    back changed.
-    """
-    body = yaml.safe_dump(data, allow_unicode=True, sort_keys=True, width=2**31,
-                          default_style='"')
-    return Markup(f"---\n{body}---")
+def _front_matter(data: dict[str, frontmatter.Tree]) -> Markup:
+    """YAML front matter, never made by string formatting (see :mod:`errdocs.frontmatter`)."""
+    return Markup(f"---\n{frontmatter.dump(data)}---")

@@ -219,16 +219,14 @@ class PagefindService:
         writer = threading.Thread(target=write, daemon=True)
         writer.start()
         answered, last = 0, {}
-        while not failure:
+        while not done.is_set() or answered < len(sent):
             if answered < len(sent):
                 last = self._read()
                 answered += 1
-            elif done.is_set() and answered >= len(sent):  # `sent` is final once done is set
-                break
             else:
-                # Everything sent so far is answered and the writer is not done: wait for it
-                # rather than for an answer to a request it may never send (the last answer can
-                # arrive before the writer sets `done`; reading then waited forever).
+                # Every request sent so far is answered: wait for the writer to send another or
+                # finish. Reading here instead waited forever for an answer to nothing when the
+                # writer had sent its last request but not yet said so (seen as a 300 s stall).
                 done.wait(0.01)
         writer.join()
         if failure:
