@@ -53,14 +53,15 @@ class Built:
     site: Path
     """Its built site."""
     searchable: int | None
-    """Pages in its Pagefind index."""
+    """Pages in its Pagefind index (it is built with ``--full-text``)."""
 
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The sample site, built with ``site_url`` set (read-only: copy it before changing it)."""
+    """The sample site, built with ``site_url`` set and ``--full-text`` (read-only: copy it
+    before changing it)."""
     project = sites.copy_project(tmp_path_factory.mktemp("hosted"))
-    settings, report = sites.build_project(project)
+    settings, report = sites.build_project(project, full_text=True)
     return Built(project, settings.site_dir, report.searchable)
 
 

@@ -40,11 +40,13 @@ def copy_project(target: Path) -> Path:
     return target
 
 
-def build_project(project: Path, records: Path = SAMPLE,
-                  site_url: str | None = SITE_URL) -> tuple[Settings, ShardedReport]:
-    """Build the site of ``records`` in ``project`` the way ``errdocs build`` does."""
+def build_project(project: Path, records: Path = SAMPLE, site_url: str | None = SITE_URL,
+                  full_text: bool = False) -> tuple[Settings, ShardedReport]:
+    """Build the site of ``records`` in ``project`` the way ``errdocs build`` does (with
+    ``--full-text`` when ``full_text``)."""
     settings = load_settings(project / "mkdocs.yml", site_url=site_url)
-    return settings, build_sharded(settings, [records], jobs=1, show_progress=False)
+    return settings, build_sharded(settings, [records], jobs=1, show_progress=False,
+                                   full_text=full_text)
 
 
 def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleReport:

@@ -3,6 +3,7 @@ served on 127.0.0.1 and the offline bundle opened from file://. One browser per 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -121,7 +122,8 @@ def test_hosted_journey(browser: object, hosted: str) -> None:
     _browse_to_the_seed_record(page)
     _search_and_open_the_first_result(page)
     _switch_light_and_dark(page)
-    assert any("/pagefind/" in url for url in watch.requested)  # searched with Pagefind
+    assert any("/errors/assets/search/" in url for url in watch.requested)  # errdocs' data
+    assert not any("/pagefind/" in url for url in watch.requested)  # not the full text
     assert all(url.startswith(hosted) for url in watch.requested)  # nothing third-party
     _clean(watch)
     page.close()  # type: ignore[attr-defined]
@@ -178,7 +180,8 @@ def test_pages_read_well_on_a_phone_and_a_desktop(browser: object, hosted: str,
 
 
 def test_search_results_show_record_text_as_text(browser: object, hosted: str) -> None:
-    """Result titles and teasers come from the index as text; none of it becomes markup."""
+    """Result titles and teasers come from the search data as text; none of it becomes
+    markup."""
     page, watch = _open(browser, DESKTOP)
     page.goto(hosted)  # type: ignore[attr-defined]
     page.keyboard.press("/")  # type: ignore[attr-defined]
@@ -186,6 +189,81 @@ def test_search_results_show_record_text_as_text(browser: object, hosted: str) -
     page.locator(".md-search-result__item").first.wait_for(timeout=10_000)  # type: ignore[attr-defined]
     html = page.locator(".md-search-result__list").inner_html()  # type: ignore[attr-defined]
     tags = set(re.findall(r"<([a-z0-9]+)", html))
-    assert tags <= {"li", "a", "article", "div", "h1", "p", "mark"}
+    assert tags <= {"li", "a", "article", "div", "h1", "p", "button"}  # the full-text button
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def _search(page: object, query: str) -> object:
+    """Open the search with the `s` key, type ``query``; the results' list."""
+    page.keyboard.press("s")  # type: ignore[attr-defined]
+    page.keyboard.type(query)  # type: ignore[attr-defined]
+    return page.locator(".md-search-result__item")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("query", [sites.SEED_MESSAGE, "ValueError: " + PASTED],
+                         ids=["template", "pasted"])
+def test_search_opens_the_seed_record_by_its_message(browser: object, hosted: str,
+                                                     query: str) -> None:
+    """The seed's message as the data has it, and as a program printed it (a concrete value,
+    its class in front): the seed is the first result, and Enter opens it."""
+    page, watch = _open(browser, DESKTOP)
+    page.goto(hosted)  # type: ignore[attr-defined]
+    results = _search(page, query)
+    expect(results.first.locator("h1")).to_have_text(sites.SEED_MESSAGE)
+    expect(results.first.locator("p").first).to_have_text("sgl-project/sglang · ValueError")
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        page.keyboard.press("Enter")  # type: ignore[attr-defined]
+    assert page.url == f"{hosted}{sites.SEED_PAGE}/"  # type: ignore[attr-defined]
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def _sample_records() -> list[dict]:
+    return [json.loads(line)["record"] for line in sites.SAMPLE.read_text("utf-8").splitlines()]
+
+
+@pytest.mark.parametrize(("query", "field"), [("internal-contract", "tags"),
+                                              ("northwind-io/gridcache", "repo")])
+def test_search_finds_the_records_of_a_tag_and_of_a_repository(
+        browser: object, hosted: str, query: str, field: str) -> None:
+    """Records holding every word of the query come first (then those holding some)."""
+    wanted = sorted(r["errorMessage"] for r in _sample_records()
+                    if query in (r[field] if field == "tags" else [r[field]]))
+    assert 1 < len(wanted) < 10
+    page, watch = _open(browser, DESKTOP)
+    page.goto(hosted)  # type: ignore[attr-defined]
+    results = _search(page, query)
+    results.nth(len(wanted) - 1).wait_for()
+    assert sorted(results.locator("h1").all_inner_texts()[:len(wanted)]) == wanted
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_search_finds_the_hand_written_about_page(browser: object, hosted: str) -> None:
+    page, watch = _open(browser, DESKTOP)
+    page.goto(hosted + f"{sites.SEED_PAGE}/")  # type: ignore[attr-defined]
+    results = _search(page, "about")
+    expect(results.first.locator("h1")).to_have_text("About these pages")
+    assert results.first.locator("a").get_attribute("href") == f"{hosted}about/"
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_full_text_search_loads_pagefind_only_when_asked(browser: object, hosted: str) -> None:
+    """The site is built with --full-text: errdocs' results come first, with a button that
+    loads Pagefind's index."""
+    page, watch = _open(browser, DESKTOP)
+    page.goto(hosted)  # type: ignore[attr-defined]
+    results = _search(page, "finalize_mlx_result")  # only in the seed's prose, not its words
+    button = page.get_by_role("button", name="Search the full text")  # type: ignore[attr-defined]
+    button.wait_for()
+    assert not any("/pagefind/" in url for url in watch.requested)
+    button.click()
+    expect(page.locator("[data-errdocs-search-meta]")).to_have_text(  # type: ignore[attr-defined]
+        re.compile(r"^Full text: \d+ matching"))
+    expect(results.first.locator("h1")).to_have_text(sites.SEED_MESSAGE)
+    assert any("/pagefind/" in url for url in watch.requested)
+    assert all(url.startswith(hosted) for url in watch.requested)
     _clean(watch)
     page.close()  # type: ignore[attr-defined]

@@ -157,9 +157,10 @@ def test_site_url_option_and_its_validation(project: Path) -> None:
                           "https://errors.example.org/, got 'javascript:alert(1)'\n")
     assert not (project / "site").exists()
     good = runner.invoke(main, ["build", "-f", str(project / "mkdocs.yml"), "--site-url",
-                                "https://example.com/errors", str(sites.SAMPLE)])
+                                "https://example.com/errors", "--full-text", str(sites.SAMPLE)])
     assert good.exit_code == 0, good.output
-    assert good.output.endswith(f"Site built in {project / 'site'}; 41 pages searchable\n")
+    assert good.output.endswith(f"Site built in {project / 'site'}; 41 pages in the full-text "
+                                "index\n")
     robots = (project / "site" / "robots.txt").read_text("utf-8")
     assert robots.endswith("Sitemap: https://example.com/errors/sitemap.xml\n")
 
@@ -189,8 +190,9 @@ def test_record_text_in_the_head_stays_text(tmp_path: Path) -> None:
     assert article["name"] == message
     assert article["about"] == {"@type": "SoftwareSourceCode", "name": 'ev"il/re<po'}
     # Only the scripts of the seed's own page (JSON-LD, Material's inline ones, its config, its
-    # bundle, the search): the record's </script><script> made none.
-    assert found.scripts == ["application/ld+json", "", "", "", "", "application/json", "", ""]
+    # bundle, the search's three): the record's </script><script> made none.
+    assert found.scripts == ["application/ld+json", "", "", "", "", "application/json", "", "",
+                             "", ""]
     assert "<img src=x" not in page.read_text("utf-8")
 
 
@@ -206,7 +208,7 @@ def test_a_failed_search_index_keeps_the_previous_site(project: Path,
     # `errdocs build` indexes the records piece by piece (errdocs.searchunits)
     monkeypatch.setattr(searchunits, "write_piece", broken)
     result = CliRunner().invoke(main, ["build", "-f", str(project / "mkdocs.yml"),
-                                       str(sites.SAMPLE)])
+                                       "--full-text", str(sites.SAMPLE)])
     assert result.exit_code == 1
     assert result.output.endswith("Error: Pagefind failed to index the records: boom; the "
                                   "previous site was left as it was\n")

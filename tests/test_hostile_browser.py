@@ -8,6 +8,7 @@ the hostile text.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -130,4 +131,25 @@ def test_searching_and_highlighting_hostile_text_runs_nothing(
                 .wait_for()
         page.wait_for_timeout(200)
         page.keyboard.press("Escape")
+    assert events.seen == []
+
+
+XSS = ('<script>alert("xss")</script><img src=x onerror=alert(1)>'
+       '<iframe src="javascript:alert(2)"></iframe>')
+"""The message, class, tag and documentation of the hostile fixture's ``xss-everywhere``."""
+
+
+def test_the_search_box_shows_hostile_record_text_as_text(
+        base_url: str, watched: tuple[Page, _Events]) -> None:
+    """errdocs' search (the hosted site's) puts message, class and meaning on the page as text."""
+    page, events = watched
+    page.goto(base_url, wait_until="load")
+    page.keyboard.press("/")
+    page.keyboard.type("onerror iframe javascript")
+    first = page.locator(".md-search-result__item").first
+    first.wait_for()
+    assert first.locator("h1").inner_text() == XSS
+    assert first.locator("p").all_inner_texts() == [f"acme/widgets · {XSS}", XSS]
+    html = page.locator(".md-search-result__list").inner_html()
+    assert set(re.findall(r"<([a-z0-9]+)", html)) <= {"li", "a", "article", "div", "h1", "p"}
     assert events.seen == []

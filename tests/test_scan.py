@@ -28,7 +28,9 @@ def test_light_records_and_full_records_read_back_by_offset(tmp_path: Path) -> N
     data = _jsonl(tmp_path / "d.jsonl", _rec(), {"record": _rec(id="b2", slug="t")})
     found = scan([data], tmp_path / "work")
     assert [x.record.id for x in found.lights] == ["a1", "b2"]
-    assert found.lights[0].record.documentation is None  # light: no heavy text kept
+    light = found.lights[0].record
+    assert light.source_code is None and light.solutions == ()  # light: no heavy text kept
+    assert light.documentation == "What it means."  # its first sentences, for the search
     assert found.lights[1].record.tags == ("x", "y")
     full = list(read_records(found.sources, reversed(found.lights)))
     assert [r.id for r in full] == ["b2", "a1"]

@@ -24,8 +24,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = CliRunner().invoke(main, ["build", str(SAMPLE), "--strict",
                                        "-f", str(project / "mkdocs.yml")])
     assert result.exit_code == 0, result.output
-    assert result.stdout.endswith(f"Site built in {project / 'site'}; 41 pages searchable\n")
+    assert result.stdout.endswith(f"Site built in {project / 'site'}\n")
     return project / "site"
+
+
+def test_without_full_text_there_is_no_pagefind_index(site: Path) -> None:
+    assert not (site / "pagefind").exists()
+    manifest = (site / "errors" / "assets" / "search" / "manifest.js").read_text("utf-8")
+    assert '"fullText":false' in manifest
 
 
 def _text(fragment: str) -> str:

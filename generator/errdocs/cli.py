@@ -47,6 +47,11 @@ SITE_URL = click.option("--site-url", metavar="URL",
                         help="The hosted site's address, e.g. https://errors.example.org/ "
                              "(default: site_url of mkdocs.yml); canonical links, sitemap and "
                              "robots.txt use it.")
+FULL_TEXT = click.option("--full-text", is_flag=True,
+                         help="Also index the records' whole text with Pagefind (site/pagefind/),"
+                              " which the search box offers after its own results. Without it "
+                              "the search box finds records by message, class, tags, category "
+                              "and repository only.")
 
 
 @click.group()
@@ -87,13 +92,15 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
 @click.option("--shard", type=SLICE, default=None, metavar="I/N",
               help="Build only the I-th of N slices of the units, and do not assemble the site "
                    "(run `errdocs merge` once every slice is built).")
+@FULL_TEXT
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
                   site_url: str | None, strict: bool, jobs: int | None,
-                  shard: Slice | None) -> None:
-    """Generate the pages, build the site unit by unit (unchanged units are reused) and index
-    it for search. No PATH: the sample dataset."""
+                  shard: Slice | None, full_text: bool) -> None:
+    """Generate the pages with their search data and build the site unit by unit (unchanged
+    units are reused); --full-text also indexes it with Pagefind. No PATH: the sample
+    dataset."""
     settings = _settings(config_file, site_dir, site_url)
-    _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard)
+    _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard, full_text=full_text)
     if shard is not None:
         click.echo(f"Slice {shard.index}/{shard.count} built; run `errdocs merge` when every "
                    "slice is built")
@@ -104,11 +111,14 @@ def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @CONFIG
 @SITE_DIR
 @SITE_URL
+@FULL_TEXT
 def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  site_url: str | None) -> None:
-    """Assemble the site from units built by `errdocs build --shard I/N` runs."""
+                  site_url: str | None, full_text: bool) -> None:
+    """Assemble the site from units built by `errdocs build --shard I/N` runs (pass the
+    slices' --full-text too)."""
     settings = _settings(config_file, site_dir, site_url)
-    _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True)
+    _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True,
+             full_text=full_text)
 
 
 @main.command("bundle")
@@ -157,11 +167,12 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> 
 
 
 def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs: int | None,
-             selection: Slice | None, merge_only: bool = False) -> ShardedReport:
+             selection: Slice | None, merge_only: bool = False,
+             full_text: bool = False) -> ShardedReport:
     inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
     try:
         report = build_sharded(settings, inputs, jobs=jobs or default_jobs(), strict=strict,
-                               selection=selection, merge_only=merge_only)
+                               selection=selection, merge_only=merge_only, full_text=full_text)
     except StrictProblems as exc:
         problems = exc.args[0]
         for problem in problems:
@@ -180,7 +191,7 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
                f"{report.built} built, {report.reused} reused")
     if report.merged:
         searchable = "" if report.searchable is None else (
-            f"; {report.searchable} pages searchable")
+            f"; {report.searchable} pages in the full-text index")
         click.echo(f"Site built in {settings.site_dir}{searchable}")
     return report
 

@@ -1,8 +1,10 @@
 """Pass 1 of a sharded build: read every record once and keep only what the catalogue needs.
 
 Memory stays bounded: for each good record only a light :class:`Record` (id, repository, slug,
-message, tags, category, analysis time) is kept, with a hash of its JSON line and where to read
-it again (a file and a byte offset). Pass 2 re-reads records unit by unit (:func:`read_records`).
+message, pattern, class, tags, category, analysis time, and what the error means cut to a
+meta description's length, for the site's search) is kept, with a hash of its JSON line and
+where to read it again (a file and a byte offset). Pass 2 re-reads records unit by unit
+(:func:`read_records`).
 
 Uncompressed JSON Lines files are read in place. Anything else (a JSON array, a single record,
 a ``.gz`` file) is copied once into a spool file of JSON Lines, so every record can be found
@@ -27,11 +29,12 @@ from pathlib import Path
 from typing import IO, NamedTuple
 
 from .load import RawItem, is_plain_json_lines, iter_files, json_error, load_file
+from .meta import describe_record
 from .problems import Problem
 from .records import Origin, Record
 from .validate import Validator
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 CACHE_FILE = "scan-cache.pickle"
 
 
@@ -46,6 +49,8 @@ class Cached(NamedTuple):
     analyzed_at: str | None
     tags: tuple[str, ...]
     background_tag: str | None
+    error_class: str | None
+    description: str
     digest: str
 
 
@@ -129,16 +134,21 @@ def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
     if len(validator.problems) == before and digest is not None:
         fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
                             record.message_pattern, record.analyzed_at, record.tags,
-                            record.background_tag, digest)
+                            record.background_tag, record.error_class,
+                            describe_record(record), digest)
     return _make_light(record, line, key)
 
 
 def _make_light(fields: Cached | Record, line: _Line, key: bytes) -> Light:
+    # The light record's documentation is only its first sentences (describe_record), which
+    # the site's search shows under each result; pages are rendered from the full record.
+    description = fields.description if isinstance(fields, Cached) else describe_record(fields)
     record = Record(id=fields.id, repo=fields.repo, slug=fields.slug,
                     error_message=fields.error_message,
                     message_pattern=fields.message_pattern, origin=line.origin,
                     analyzed_at=fields.analyzed_at, tags=fields.tags,
-                    background_tag=fields.background_tag)
+                    background_tag=fields.background_tag, error_class=fields.error_class,
+                    documentation=description)
     return Light(record, key.hex(), line.source, line.offset)
 
 

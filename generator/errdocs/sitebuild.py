@@ -26,6 +26,7 @@ from .scan import Scan, save, scan
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
+from .sitesearch import search_pages
 from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
@@ -103,16 +104,17 @@ class _Prepared:
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
                   selection: Slice | None = None, merge_only: bool = False,
-                  show_progress: bool = True) -> ShardedReport:
-    """Build the site unit by unit; rebuild only units whose inputs changed."""
-    prepared = _prepare(settings, paths, strict)
+                  show_progress: bool = True, full_text: bool = False) -> ShardedReport:
+    """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
+    also indexes the records' whole text with Pagefind (``site/pagefind/``)."""
+    prepared = _prepare(settings, paths, strict, full_text)
     work, units = prepared.ctx.work_dir, prepared.units
     chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
     dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
     results = _build(prepared.ctx, dirty, jobs, show_progress)
     removed, searchable = 0, None
     if selection is None:
-        searchable = _assemble(settings, prepared, show_progress)
+        searchable = _assemble(settings, prepared, show_progress, full_text)
         removed = update_manifest(settings.out_dir, sorted(prepared.generated))
     written = prepared.written + sum(r.written for r in results)
     save(prepared.found, work)
@@ -123,8 +125,10 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         prepared.unconverted)
 
 
-def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool) -> int:
-    """Check every unit is current, index the search pieces that changed, merge the site."""
+def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
+              full_text: bool) -> int | None:
+    """Check every unit is current, index the search pieces that changed (``full_text``
+    only), merge the site."""
     ctx, units = prepared.ctx, prepared.units
     work = ctx.work_dir
     stale = [u.name for u in units if not is_current(work, u)]
@@ -133,7 +137,7 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool) -> i
         raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
                          f"({', '.join(stale[:5])}{more}); build them first")
     record_units = unit_count(prepared.records)
-    search = plan_search(units, record_units, ctx.global_key)
+    search = plan_search(units, record_units, ctx.global_key) if full_text else []
     todo = [u for u in search if not is_current(work, u)]
     progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())
     for unit in todo:
@@ -143,10 +147,11 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool) -> i
     merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
           settings.site_dir, work)
     _prune_units(work, {u.name for u in everything})
-    return searchable_pages(work, search)
+    return searchable_pages(work, search) if full_text else None
 
 
-def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepared:
+def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
+             full_text: bool) -> _Prepared:
     """Scan, catalogue, write the root's generated pages, and plan the units."""
     work = settings.project_dir / WORK_DIR
     found = scan(paths, work)
@@ -155,7 +160,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool) -> _Prepar
     catalog = build_catalog(x.record for x in found.lights)
     lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
     data = site_data(lookup)  # the paste box's data files, owned by the root unit
-    root_pages = _root_pages(catalog) + data.pages
+    search = search_pages(settings, lookup, (x.record for x in found.lights),
+                          full_text=full_text)  # the search box's
+    root_pages = _root_pages(catalog) + data.pages + search
     generated = _generated_paths(catalog, root_pages)
     # Written before any unit is built: every unit reads the nav's titles from them.
     written = write_changed(settings.out_dir, root_pages)[0]

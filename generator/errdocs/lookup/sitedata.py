@@ -59,15 +59,16 @@ def site_data(index: LookupIndex) -> SiteData:
     shards = shard_count(total)
     # Per shard: the matching data of an entry -> its pages. Records with the same message,
     # pattern and keys (a generic message raised in many repositories) share one entry.
-    contents: list[dict[tuple[object, ...], list[object]]] = [{} for _ in range(shards)]
+    contents: list[dict[tuple[object, ...], list[tuple[object, int]]]] = [
+        {} for _ in range(shards)]
     unconverted = 0
-    for target in index.targets:
+    for number, target in enumerate(index.targets):
         js = target.javascript
         unconverted += target.pattern is not None and js is None
         matching = (target.message, js.source if js else None, js.flags if js else "",
                     target.pattern_chars, tuple(target.keys))
         for shard in sorted({shard_of(k, shards) for k in target.keys}):
-            contents[shard].setdefault(matching, []).append(_page(target))
+            contents[shard].setdefault(matching, []).append((_page(target), number))
     manifest = {"version": VERSION, "shards": shards, "records": len(index.targets),
                 "maxWords": MAX_WORDS}
     pages = [Page(f"{FOLDER}/manifest.js", _script("manifest", manifest))]
@@ -83,11 +84,14 @@ def _page(target: Target) -> str | list[str]:
     return page if page.startswith(target.repo + "/") else [page, target.repo]
 
 
-def _entry(matching: tuple[object, ...], pages: list[object]) -> list[object]:
-    """``[pages, message, js pattern, js flags, pattern chars, keys]``; the pattern is ``null``
-    when the record has none usable in JavaScript (the browser matches its template)."""
+def _entry(matching: tuple[object, ...], pages: list[tuple[object, int]]) -> list[object]:
+    """``[pages, message, js pattern, js flags, pattern chars, keys, numbers]``; the pattern is
+    ``null`` when the record has none usable in JavaScript (the browser matches its template);
+    ``numbers`` are the pages' records' places in the index, which the site's search uses to
+    find what to show of them (:mod:`.searchdata`)."""
     message, source, flags, chars, keys = matching
-    return [pages, message, source, flags, chars, list(keys)]  # type: ignore[call-overload]
+    return [[p for p, _ in pages], message, source, flags, chars,
+            list(keys), [n for _, n in pages]]  # type: ignore[call-overload]
 
 
 def _script(name: str | int, data: dict[str, object] | list[list[object]]) -> str:

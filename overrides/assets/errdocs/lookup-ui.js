@@ -1,43 +1,14 @@
 /*
- * The "paste your error" box: loads the lookup data the generator wrote (as <script> files,
- * which also work in a site opened from disk, where fetch() does not) and lists the matching
- * pages. Record text is only ever set as textContent.
+ * The "paste your error" box: loads the lookup data the generator wrote (through loader.js, as
+ * <script> files, which also work in a site opened from disk, where fetch() does not) and lists
+ * the matching pages. Record text is only ever set as textContent.
  */
 (function () {
   "use strict";
 
   var lookup = window.errdocsLookup;
-  var pending = {};  // data name -> [resolve, reject]
-  var loaded = {};   // data name -> promise of its data
-
-  /* Data files call this with their name and content. */
-  window.__errdocsLookup = function (name, data) {
-    var waiting = pending[String(name)];
-    delete pending[String(name)];
-    if (waiting) waiting[0](data);
-  };
-
   function load(base, name, file) {
-    if (!loaded[name]) {
-      loaded[name] = new Promise(function (resolve, reject) {
-        pending[name] = [resolve, reject];
-        var script = document.createElement("script");
-        script.src = base + file;
-        script.async = true;
-        script.onerror = function () {
-          delete loaded[name];
-          delete pending[name];
-          reject(new Error("could not load " + file));
-        };
-        script.onload = function () {  // it ran, and should have registered its data
-          if (!pending[name]) return;
-          delete pending[name];
-          reject(new Error(file + " holds no lookup data"));
-        };
-        document.head.appendChild(script);
-      });
-    }
-    return loaded[name];
+    return window.errdocsData.load(base + file, name);  // loader.js
   }
 
   var PAGE = /^[a-z0-9._-]+(?:\/[a-z0-9._-]+)*$/;  // what the generator's paths look like

@@ -221,9 +221,9 @@
   }
 
   /*
-   * An entry of the data: [pages, message, js pattern, js flags, pattern chars, keys], pages
-   * being "owner/repo/slug" or ["owner/repo/slug", "Owner/Repo"] (sitedata.py). One prepared
-   * matcher serves all its pages.
+   * An entry of the data: [pages, message, js pattern, js flags, pattern chars, keys, numbers],
+   * pages being "owner/repo/slug" or ["owner/repo/slug", "Owner/Repo"], numbers their records'
+   * places in the index (sitedata.py). One prepared matcher serves all its pages.
    */
   function prepare(entry) {
     var template = requirements(templatePieces(entry[1]));
@@ -250,10 +250,10 @@
   }
 
   function pagesOf(entry) {
-    return entry[0].map(function (page) {
+    return entry[0].map(function (page, n) {
       var path = typeof page === "string" ? page : page[0];
       var repo = typeof page === "string" ? page.split("/").slice(0, 2).join("/") : page[1];
-      return { page: path, repo: repo };
+      return { page: path, repo: repo, number: entry[6] ? entry[6][n] : null };
     });
   }
 
@@ -314,7 +314,8 @@
       if (!best) return;
       pages.forEach(function (p) {
         seen[p.page] = true;
-        found.push({ record: { page: p.page, repo: p.repo, message: matcher.message },
+        found.push({ record: { page: p.page, repo: p.repo, message: matcher.message,
+                               number: p.number },
                      how: best.how, score: best.score, candidate: best.candidate,
                      message: best.message });
       });

@@ -1,12 +1,19 @@
 /*
- * errdocs: the hosted site's search, Material's search dialog driven by Pagefind.
+ * errdocs: the hosted site's search, Material's search dialog driven by errdocs' own data.
  *
- * Material's lunr index costs about 4 KB a page (over 1 GB at 310,000 records), so the hosted
- * site is indexed after the build by Pagefind, whose index is split into chunks fetched as a
- * query needs them. Pagefind's script is loaded only when the search is first used.
+ * Material's lunr index costs about 4 KB a page (over 1 GB at 310,000 records). Instead a
+ * query loads only the data files of its words (generator/errdocs/lookup/searchdata.py):
+ *   1. the search data's word shards: records by the words of their message, class, tags,
+ *      category and repository, most words (then rarest words) first;
+ *   2. the paste box's lookup data of the query's rarest words (known from 1; a common word's
+ *      shard can be big), ranked by the paste box's own engine (lookup.js: message pattern,
+ *      template, similar wording), which finds a record from a pasted message;
+ *   3. the record chunks of the ten results shown (message, repository, what it means).
+ * A site built with `errdocs build --full-text` also has a Pagefind index of the records' whole
+ * text: a button after the results loads it, only when clicked.
  *
- * Everything shown comes from the index of this site; it is still put on the page as text
- * (titles, repositories) or as text and <mark> elements only (excerpts), never as markup.
+ * Everything shown is put on the page as text (Pagefind's excerpts: text and <mark> only),
+ * never as markup: record text is untrusted.
  */
 (() => {
   "use strict";
@@ -21,13 +28,221 @@
   const list = root.querySelector("[data-errdocs-search-list]");
   const config = JSON.parse(document.getElementById("__config").textContent);
   const translations = config.translations || {};
+  const engine = window.errdocsLookup;  // lookup.js
+  const data = window.errdocsData;       // loader.js
   const MAX_RESULTS = 10;
+  const SEARCH_VERSION = 1;
+  const PAGE = /^[a-z0-9._-]+(?:\/[a-z0-9._-]+)*$/;  // what the generator's paths look like
 
   // Material's base URL is relative to this page ("..", "../.."); "/" on the 404 page.
   const base = new URL(`${config.base.replace(/\/$/, "")}/`, location.href);
+  const searchBase = root.getAttribute("data-search-base");
+  const lookupBase = root.getAttribute("data-lookup-base");
+  const directoryUrls = root.getAttribute("data-directory-urls") !== "false";
+
+  function say(text) {
+    meta.textContent = text;
+  }
+
+  function count(n) {
+    const key = n === 0 ? "search.result.none" : n === 1 ? "search.result.one" : "search.result.other";
+    return (translations[key] || "# matching documents").replace("#", String(n));
+  }
+
+  /* ---- errdocs' data -------------------------------------------------------------------- */
+
+  const manifests = () => Promise.all([
+    data.load(`${searchBase}manifest.js`, "search"),
+    data.load(`${lookupBase}manifest.js`, "manifest"),
+  ]).then(([search, lookup]) => {
+    if (search.version !== SEARCH_VERSION || lookup.version !== engine.DATA_VERSION) {
+      throw new Error("unknown data version");
+    }
+    return { search, lookup };
+  });
+
+  // The paste box's ranking: records whose pattern or template matches, or worded alike.
+  // Only the shards of the rarest words whose word list is complete are loaded: a record is
+  // filed under its rarest words, and a common word's shard can be big.
+  async function byMessage(manifests, query, postings) {
+    const { search, lookup } = manifests;
+    const count = (w) => (postings[w] ? postings[w][0] : Infinity);
+    const rare = engine.plan(query, lookup.shards).words
+      .filter((w) => count(w) <= search.maxPostings)
+      .sort((a, b) => count(a) - count(b))
+      .slice(0, search.lookupWords);
+    const shards = [...new Set(rare.map((w) => engine.fnv1a(w) % lookup.shards))];
+    const loaded = await Promise.all(shards.map((n) =>
+      data.load(`${lookupBase}s${n.toString(16)}.js`, String(n))));
+    return engine.rank([].concat(...loaded), query, 5 * MAX_RESULTS);
+  }
+
+  function queryWords(manifest, query) {
+    const stop = new Set(manifest.stop);
+    const words = engine.tokens(query).filter((w) => !stop.has(w));
+    return [...new Set(words)].slice(0, manifest.maxWords);
+  }
+
+  // Each query word's list: [records holding it, gap, gap...] (searchdata.py).
+  async function postingsOf(manifest, words) {
+    const shards = [...new Set(words.map((w) => engine.fnv1a(w) % manifest.shards))];
+    const loaded = await Promise.all(shards.map((n) =>
+      data.load(`${searchBase}w${n.toString(16)}.js`, `w${n}`)));
+    const postings = Object.create(null);
+    for (const shard of loaded) {
+      for (const word of words) {
+        if (Object.prototype.hasOwnProperty.call(shard, word)) postings[word] = shard[word];
+      }
+    }
+    return postings;
+  }
+
+  // Records holding the query's words: at least half of them, most words first, then the
+  // rarest words (a word's weight falls with the records holding it).
+  function byWords(manifest, words, postings) {
+    const hits = new Map();
+    for (const word of words) {
+      const posting = postings[word];
+      if (!posting) continue;
+      const weight = Math.log(1 + manifest.records / Math.max(posting[0], 1));
+      let number = 0;
+      for (let i = 1; i < posting.length; i++) {
+        number += posting[i];
+        const hit = hits.get(number) || { number, words: 0, weight: 0 };
+        hit.words += 1;
+        hit.weight += weight;
+        hits.set(number, hit);
+      }
+    }
+    const enough = Math.ceil(words.length / 2);
+    return [...hits.values()]
+      .filter((hit) => hit.words >= enough)
+      .sort((a, b) => b.words - a.words || b.weight - a.weight || a.number - b.number)
+      .map((hit) => ({ number: hit.number, all: hit.words === words.length }));
+  }
+
+  // Hand-written pages holding every word (the manifest lists their words).
+  function pagesOf(manifest, words) {
+    if (!words.length) return [];
+    return manifest.pages.filter(([, , text]) => {
+      const have = new Set(text.split(" "));
+      return words.every((w) => have.has(w));
+    }).map(([url, title]) => ({ url, title }));
+  }
+
+  // Lookup matches as lookup.js ranks them; among equals (records sharing a pattern that
+  // matches), those holding more of the query's words first.
+  function tieBroken(matches, hits) {
+    const place = new Map(hits.map((h, i) => [h.number, i]));
+    const at = (m) => (place.has(m.record.number) ? place.get(m.record.number) : Infinity);
+    const same = (a, b) => a.how === b.how && a.score === b.score && a.candidate === b.candidate;
+    const groups = [];
+    for (const match of matches) {
+      const last = groups[groups.length - 1];
+      if (last && same(last[0], match)) last.push(match);
+      else groups.push([match]);
+    }
+    return groups.flatMap((group) => group.map((m, i) => [m, i])
+      .sort(([a, i], [b, j]) => at(a) - at(b) || i - j).map(([m]) => m));
+  }
+
+  // Message matches first, then pages and records holding every word, then similar wording,
+  // then records holding some of the words.
+  function merge(found, hits, pages) {
+    const matches = tieBroken(found, hits);
+    const order = [
+      ...matches.filter((m) => m.how !== "similar").map((m) => ({ number: m.record.number })),
+      ...pages.map((page) => ({ page })),
+      ...hits.filter((h) => h.all),
+      ...matches.filter((m) => m.how === "similar").map((m) => ({ number: m.record.number })),
+      ...hits.filter((h) => !h.all),
+    ];
+    const seen = new Set();
+    return order.filter((r) => {
+      const key = r.page ? `page:${r.page.url}` : r.number;
+      if (r.page === undefined && !Number.isInteger(r.number)) return false;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  // What to show of records: their rows in the record chunks.
+  async function rows(manifest, numbers) {
+    const chunks = [...new Set(numbers.map((n) => Math.floor(n / manifest.chunk)))];
+    const loaded = await Promise.all(chunks.map((c) =>
+      data.load(`${searchBase}r${c.toString(16)}.js`, `r${c}`)));
+    const byChunk = new Map(chunks.map((c, i) => [c, loaded[i]]));
+    return numbers.map((n) => byChunk.get(Math.floor(n / manifest.chunk))[n % manifest.chunk]);
+  }
+
+  function recordHref(page) {
+    if (!PAGE.test(page)) return "#";
+    return new URL(`errors/${page}${directoryUrls ? "/" : ".html"}`, base).href;
+  }
+
+  async function ours(query, stale) {
+    const both = await manifests();
+    const search = both.search;
+    const words = queryWords(search, query);
+    const postings = await postingsOf(search, words);
+    const hits = byWords(search, words, postings);
+    const matches = await byMessage(both, query, postings);
+    const ranked = merge(matches, hits, pagesOf(search, words));
+    const shown = ranked.slice(0, MAX_RESULTS);
+    const records = shown.filter((r) => r.page === undefined).map((r) => r.number);
+    const found = await rows(search, records);
+    if (stale()) return;
+    const byNumber = new Map(records.map((n, i) => [n, found[i]]));
+    const items = shown.map((r) => {
+      if (r.page) return item(new URL(r.page.url, base).href, r.page.title, "", "");
+      const [page, repo, message, cls, meaning] = byNumber.get(r.number);
+      return item(recordHref(page), message, cls ? `${repo} · ${cls}` : repo, meaning);
+    });
+    say(count(ranked.length));
+    list.replaceChildren(...items);
+    if (search.fullText) list.append(fullTextButton(query));
+  }
+
+  /* ---- results -------------------------------------------------------------------------- */
+
+  function item(href, heading, repo, teaser) {
+    const li = document.createElement("li");
+    li.className = "md-search-result__item";
+    const a = document.createElement("a");
+    a.className = "md-search-result__link";
+    a.href = href;
+    a.tabIndex = -1;
+    const article = document.createElement("article");
+    article.className = "md-search-result__article md-typeset";
+    const icon = document.createElement("div");
+    icon.className = "md-search-result__icon md-icon";
+    const title = document.createElement("h1");
+    title.textContent = heading;
+    article.append(icon, title);
+    if (repo) {
+      const p = document.createElement("p");
+      p.className = "errdocs-search__repo";
+      p.textContent = repo;
+      article.append(p);
+    }
+    if (teaser instanceof Node) {
+      article.append(teaser);
+    } else if (teaser) {
+      const p = document.createElement("p");
+      p.textContent = teaser;
+      article.append(p);
+    }
+    a.append(article);
+    li.append(a);
+    return li;
+  }
+
+  /* ---- the full-text index (errdocs build --full-text), loaded when asked for ------------ */
+
   let pagefind = null;
 
-  function load() {
+  function loadPagefind() {
     if (!pagefind) {
       pagefind = import(new URL("pagefind/pagefind.js", base).href).then(async (module) => {
         await module.options({ excerptLength: 24 });
@@ -42,21 +257,21 @@
         await module.init();
         return module;
       });
-      pagefind.catch(() => {
-        pagefind = null;
-        say("Search is not available: this site has no search index.");
-      });
+      pagefind.catch(() => { pagefind = null; });
     }
     return pagefind;
   }
 
-  function say(text) {
-    meta.textContent = text;
-  }
-
-  function count(n) {
-    const key = n === 0 ? "search.result.none" : n === 1 ? "search.result.one" : "search.result.other";
-    return (translations[key] || "# matching documents").replace("#", String(n));
+  function fullTextButton(query) {
+    const li = document.createElement("li");
+    li.className = "md-search-result__item errdocs-search__more";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "md-button";
+    button.textContent = "Search the full text";
+    button.addEventListener("click", () => fullText(query));
+    li.append(button);
+    return li;
   }
 
   // Pagefind's excerpt is HTML holding <mark> around matched words. Parse it in an inert
@@ -81,75 +296,25 @@
     return resolved.origin === location.origin ? resolved.href : "#";
   }
 
-  function item(result) {
-    const li = document.createElement("li");
-    li.className = "md-search-result__item";
-    const a = document.createElement("a");
-    a.className = "md-search-result__link";
-    a.href = safeHref(result.url);
-    a.tabIndex = -1;
-    const article = document.createElement("article");
-    article.className = "md-search-result__article md-typeset";
-    const icon = document.createElement("div");
-    icon.className = "md-search-result__icon md-icon";
-    const title = document.createElement("h1");
-    title.textContent = (result.meta && result.meta.title) || result.url;
-    article.append(icon, title);
-    if (result.meta && result.meta.repo) {
-      const repo = document.createElement("p");
-      repo.className = "errdocs-search__repo";
-      repo.textContent = result.meta.repo;
-      article.append(repo);
+  async function fullText(query) {
+    say("Searching the full text…");
+    let module;
+    try {
+      module = await loadPagefind();
+    } catch {
+      say("The full-text index could not be loaded.");
+      return;
     }
-    // A pasted message matches the title most, and the excerpt would repeat it: show what the
-    // error means instead, when the page says.
-    const teaser = result.meta && result.meta.description;
-    if (teaser) {
-      const p = document.createElement("p");
-      p.textContent = teaser;
-      article.append(p);
-    } else {
-      article.append(excerpt(result.excerpt || ""));
-    }
-    a.append(article);
-    li.append(a);
-    return li;
+    const search = await module.search(query);
+    const top = await Promise.all(search.results.slice(0, MAX_RESULTS).map((r) => r.data()));
+    if (input.value.trim() !== query) return;
+    say(`Full text: ${count(search.results.length)}`);
+    list.replaceChildren(...top.map((r) => item(safeHref(r.url),
+      (r.meta && r.meta.title) || r.url, (r.meta && r.meta.repo) || "",
+      (r.meta && r.meta.description) || excerpt(r.excerpt || ""))));
   }
 
-  // Pagefind returns only pages holding every word. A pasted message holds words the page
-  // cannot know ("Unknown mode: turbo" for the template "Unknown mode: {mode}"), so when no page
-  // has them all, search word by word and rank pages by how many of the words they hold.
-  const MAX_WORDS = 12;
-  // Words too common to tell pages apart; each costs a download of its part of the index.
-  const COMMON = new Set(["an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is",
-    "it", "of", "on", "or", "the", "this", "to", "was", "with"]);
-
-  function wordsOf(query) {
-    const words = query.toLowerCase().split(/[^\p{L}\p{N}_]+/u)
-      .filter((w) => w.length > 1 && !COMMON.has(w));
-    return [...new Set(words)].slice(0, MAX_WORDS);
-  }
-
-  async function closest(module, query, stale) {
-    const words = wordsOf(query);
-    const found = new Map();
-    for (const word of words) {
-      const search = await module.search(word);
-      if (stale()) return null;
-      for (const result of search.results) {
-        const hit = found.get(result.id) || { result, words: 0, score: 0 };
-        hit.words += 1;
-        hit.score += result.score;
-        found.set(result.id, hit);
-      }
-    }
-    // Pages holding at least half of the words, most words first.
-    const enough = Math.ceil(words.length / 2);
-    return [...found.values()]
-      .filter((hit) => hit.words >= enough)
-      .sort((a, b) => b.words - a.words || b.score - a.score)
-      .map((hit) => hit.result);
-  }
+  /* ---- the dialog ----------------------------------------------------------------------- */
 
   async function run() {
     const query = input.value.trim();
@@ -158,26 +323,20 @@
       say(translations["search.result.placeholder"] || "Type to start searching");
       return;
     }
-    let module;
-    try {
-      module = await load();
-    } catch {
-      return;
-    }
     const stale = () => input.value.trim() !== query; // a newer query is running
-    const search = await module.debouncedSearch(query, {}, 120);
-    if (search === null || stale()) return;
-    let results = search.results;
-    let summary = count(results.length);
-    if (results.length === 0 && wordsOf(query).length > 1) {
-      results = await closest(module, query, stale);
-      if (results === null) return;
-      if (results.length) summary = "No page has all these words; the closest:";
+    try {
+      await ours(query, stale);
+    } catch (error) {
+      if (stale()) return;
+      list.replaceChildren();
+      say(`Search is not available: its data could not be loaded (${error.message}).`);
     }
-    const top = await Promise.all(results.slice(0, MAX_RESULTS).map((r) => r.data()));
-    if (stale()) return;
-    say(summary);
-    list.replaceChildren(...top.map(item));
+  }
+
+  let timer = null;
+  function later() {
+    clearTimeout(timer);
+    timer = setTimeout(run, 120);
   }
 
   function open(query) {
@@ -203,13 +362,13 @@
   }
 
   function move(step) {
-    const stops = [input, ...list.querySelectorAll(".md-search-result__link")];
+    const stops = [input, ...list.querySelectorAll(".md-search-result__link, .errdocs-search__more button")];
     const at = stops.indexOf(document.activeElement);
     stops[(Math.max(at, 0) + step + stops.length) % stops.length].focus();
   }
 
-  input.addEventListener("focus", () => { load(); });
-  input.addEventListener("input", run);
+  input.addEventListener("focus", () => { manifests().catch(() => {}); });
+  input.addEventListener("input", later);
   toggle.addEventListener("change", () => { if (toggle.checked) input.focus(); });
   form.addEventListener("reset", () => setTimeout(run));
   form.addEventListener("submit", (event) => {
