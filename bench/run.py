@@ -54,20 +54,27 @@ class Result:
     largest_page_bytes: int
     largest_page: str
     load: str
+    roles: str = ""
+    """Largest PSS (MB) of one process per role: main, worker, pagefind."""
 
     def line(self) -> str:
         return (f"N={self.n:<7} {self.what:<22} {self.seconds:8.1f} s {self.pages_per_s:7.1f} "
                 f"pages/s  peak RSS {self.peak_rss_mb:6.0f} MB (PSS {self.peak_pss_mb:6.0f} MB)"
                 f"  record page {self.record_page_bytes / 1024:5.1f} KB  largest "
-                f"{self.largest_page_bytes / 1024:6.1f} KB ({self.largest_page})")
+                f"{self.largest_page_bytes / 1024:6.1f} KB ({self.largest_page})"
+                + (f"\n{'':9} largest process PSS, MB: {self.roles}" if self.roles else ""))
 
 
 class TreeSampler:
-    """Peak memory of a process and all its descendants, polled from /proc."""
+    """Peak memory of a process and all its descendants, polled from /proc: summed over the
+    tree, and per role (the build's own process, its workers, Pagefind) for the largest single
+    process of that role."""
 
     def __init__(self, pid: int, interval: float = 0.1) -> None:
         self.pid, self.interval = pid, interval
         self.peak_rss = self.peak_pss = 0
+        self.roles: dict[str, int] = {}
+        """Role to the largest PSS (kB) one process of it had."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -76,12 +83,29 @@ class TreeSampler:
         self._stop.set()
         self._thread.join()
 
+    def summary(self) -> str:
+        return ", ".join(f"{role} {kb / 1024:.0f}" for role, kb in sorted(self.roles.items()))
+
     def _run(self) -> None:
         while not self._stop.is_set():
             pids = _tree(self.pid)
             self.peak_rss = max(self.peak_rss, sum(_kb(p, "status", "VmRSS:") for p in pids))
-            self.peak_pss = max(self.peak_pss, sum(_kb(p, "smaps_rollup", "Pss:") for p in pids))
+            pss = {p: _kb(p, "smaps_rollup", "Pss:") for p in pids}
+            self.peak_pss = max(self.peak_pss, sum(pss.values()))
+            for pid, kb in pss.items():
+                role = self._role(pid)
+                self.roles[role] = max(self.roles.get(role, 0), kb)
             self._stop.wait(self.interval)
+
+    def _role(self, pid: int) -> str:
+        if pid == self.pid:
+            return "main"
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            return "gone"
+        return "pagefind" if "pagefind" in name else "worker" if "python" in name or (
+            "errdocs" in name) else name
 
 
 def _tree(root: int) -> list[int]:
@@ -113,8 +137,9 @@ def _kb(pid: int, name: str, field: str) -> int:
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None,
-          ) -> tuple[float, float, float]:
-    """Run ``command``; wall seconds, peak RSS and PSS (MB) of its process tree."""
+          ) -> tuple[float, float, float, str]:
+    """Run ``command``; wall seconds, peak RSS and PSS (MB) of its process tree, and the
+    largest PSS per role."""
     start = time.perf_counter()
     with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True) as process:
@@ -124,7 +149,7 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None,
     seconds = time.perf_counter() - start
     if process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{output[-4000:]}")
-    return seconds, sampler.peak_rss / 1024, sampler.peak_pss / 1024
+    return seconds, sampler.peak_rss / 1024, sampler.peak_pss / 1024, sampler.summary()
 
 
 def project(where: Path) -> Path:
@@ -166,9 +191,9 @@ def errdocs_build(n: int, data: Path, where: Path, jobs: int, what: str, cold: b
                   env: dict[str, str] | None = None) -> Result:
     if cold:
         project(where)
-    seconds, rss, pss = timed([str(BIN / "errdocs"), "build", str(data), "-j", str(jobs)],
-                              where, env)
-    return _result(what, n, seconds, rss, pss, where / "site")
+    seconds, rss, pss, roles = timed(
+        [str(BIN / "errdocs"), "build", str(data), "-j", str(jobs)], where, env)
+    return _result(what, n, seconds, rss, pss, where / "site", roles)
 
 
 BASELINE = "INHERIT: mkdocs.yml\nplugins:\n  - search\n"
@@ -183,14 +208,16 @@ def baseline_build(n: int, errdocs_project: Path, where: Path) -> Result:
     shutil.copytree(errdocs_project / "docs" / "errors", where / "docs" / "errors",
                     copy_function=os.link)
     (where / "baseline.yml").write_text(BASELINE, "utf-8")
-    seconds, rss, pss = timed([str(BIN / "mkdocs"), "build", "-q", "-f", "baseline.yml"], where)
+    seconds, rss, pss, _ = timed([str(BIN / "mkdocs"), "build", "-q", "-f", "baseline.yml"],
+                                 where)
     return _result("baseline mkdocs build", n, seconds, rss, pss, where / "site")
 
 
-def _result(what: str, n: int, seconds: float, rss: float, pss: float, site: Path) -> Result:
+def _result(what: str, n: int, seconds: float, rss: float, pss: float, site: Path,
+            roles: str = "") -> Result:
     pages, record_bytes, largest, largest_path = site_sizes(site)
     return Result(what, n, round(seconds, 2), pages, round(pages / seconds, 1), round(rss),
-                  round(pss), record_bytes, largest, largest_path, _load())
+                  round(pss), record_bytes, largest, largest_path, _load(), roles)
 
 
 def _load() -> str:

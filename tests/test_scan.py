@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import gzip
 import json
+import pickle
 from pathlib import Path
 
 import pytest
 
 from errdocs.pipeline import check
-from errdocs.scan import InputChanged, read_records, save, scan
+from errdocs.scan import (
+    CACHE_FILE,
+    CACHE_VERSION,
+    STAGED_FILE,
+    InputChanged,
+    read_records,
+    save,
+    scan,
+    stage,
+)
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}
@@ -89,3 +99,15 @@ def test_a_changed_input_is_noticed_in_pass_two(tmp_path: Path) -> None:
     _jsonl(data, _rec(errorMessage="bang"))
     with pytest.raises(InputChanged, match="changed during the build"):
         list(read_records(found.sources, found.lights))
+
+
+def test_a_staged_cache_takes_effect_only_when_saved(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    data = _jsonl(tmp_path / "d.jsonl", _rec(), _rec(id="b2", slug="t"))
+    found = scan([data], work)
+    staged = stage(found, work)
+    assert staged.clean == {} and staged.lights == found.lights and len(found.clean) == 2
+    assert not (work / CACHE_FILE).exists()  # a build failing now leaves no new cache
+    save(staged, work)
+    assert not (work / STAGED_FILE).exists()
+    assert pickle.loads((work / CACHE_FILE).read_bytes()) == (CACHE_VERSION, found.clean)

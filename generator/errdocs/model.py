@@ -24,7 +24,7 @@ class GroupKind(Enum):
     REPO = "repos"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """What an index page shows of a record."""
 
@@ -42,7 +42,7 @@ class Entry:
         return (self.message.casefold(), self.repo.casefold(), self.path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Group:
     """The records sharing one tag, category or repository."""
 

@@ -1,21 +1,24 @@
-"""Run unit builds on every core: a pool of forked worker processes.
+"""Run unit builds on every core: a pool of worker processes forked before the records are read.
 
-Workers are forked after the catalogue is built, so they share it (copy-on-write) instead of
-receiving it pickled; each task names one unit. One worker (``jobs=1``) runs in-process.
+Workers that inherit the parent's heap (every light record, the catalogue) copy much of it:
+CPython's reference counting writes to every object a worker touches, so memory grew with N
+rather than with a unit. Here the pool is forked when the build starts, while this process
+holds only its code; each task then carries one unit and only the slice of the catalogue its
+pages need (:func:`unitbuild.for_unit`), pickled. Forking (rather than a fork server or fresh
+interpreters) keeps the workers' environment, working folder and imported code those of this
+process. One worker (``jobs=1``) runs in-process.
 """
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
+from multiprocessing.pool import Pool
+from types import TracebackType
 
 from .shards import Unit
-from .unitbuild import Context, UnitResult, build_unit
-
-_CONTEXT: Context | None = None
-"""The build's context, set before forking so workers inherit it."""
+from .unitbuild import Context, UnitResult, build_unit, for_unit
 
 
 def default_jobs() -> int:
@@ -24,29 +27,36 @@ def default_jobs() -> int:
         os.cpu_count() or 1)
 
 
-def run_units(ctx: Context, units: Sequence[Unit], jobs: int,
-              done: Callable[[UnitResult], None]) -> None:
-    """Build ``units``, biggest first so the pool ends together; call ``done`` after each."""
-    global _CONTEXT
-    ordered = sorted(units, key=lambda u: -len(u.members))
-    if jobs <= 1 or len(ordered) <= 1:
-        for unit in ordered:
-            done(build_unit(ctx, unit))
-        return
-    _CONTEXT = ctx
-    # Move the catalogue and everything else built so far out of the garbage collector's
-    # reach: a worker's collections would otherwise write to every inherited object and so
-    # copy the parent's whole heap into each worker (copy-on-write), multiplying memory.
-    gc.freeze()
-    try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(ordered))) as pool:
-            for result in pool.imap_unordered(_work, ordered, chunksize=1):
-                done(result)
-    finally:
-        _CONTEXT = None
-        gc.unfreeze()
+class Workers:
+    """``jobs`` worker processes, forked when made: make them before reading the records."""
+
+    def __init__(self, jobs: int) -> None:
+        self._pool: Pool | None = (multiprocessing.get_context("fork").Pool(jobs)
+                                   if jobs > 1 else None)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+
+    def run(self, ctx: Context, units: Sequence[Unit],
+            done: Callable[[UnitResult], None]) -> None:
+        """Build ``units``, biggest first so the pool ends together; call ``done`` after each."""
+        ordered = sorted(units, key=lambda u: -len(u.members))
+        if self._pool is None or len(ordered) <= 1:
+            for unit in ordered:
+                done(build_unit(ctx, unit))
+            return
+        # The pool's feeder thread pickles tasks as the pipe to the workers drains, so only
+        # a few slices exist at a time.
+        tasks = (for_unit(ctx, unit) for unit in ordered)
+        for result in self._pool.imap_unordered(_work, tasks, chunksize=1):
+            done(result)
 
 
-def _work(unit: Unit) -> UnitResult:
-    assert _CONTEXT is not None, "run_units sets the context before forking"
-    return build_unit(_CONTEXT, unit)
+def _work(task: tuple[Context, Unit]) -> UnitResult:
+    return build_unit(*task)

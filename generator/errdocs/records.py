@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Where a record was read from."""
 
@@ -18,7 +18,7 @@ class Origin:
         return f"{self.path}:{self.line}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Record:
     """A validated error record. Text fields are untrusted and must be escaped when rendered."""
 

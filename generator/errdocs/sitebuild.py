@@ -18,11 +18,11 @@ from .lookup.sitedata import site_data
 from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
-from .parallel import run_units
+from .parallel import Workers
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
-from .scan import Scan, save, scan
+from .scan import Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
@@ -107,11 +107,13 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   show_progress: bool = True, full_text: bool = False) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
     also indexes the records' whole text with Pagefind (``site/pagefind/``)."""
-    prepared = _prepare(settings, paths, strict, full_text)
-    work, units = prepared.ctx.work_dir, prepared.units
-    chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
-    dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
-    results = _build(prepared.ctx, dirty, jobs, show_progress)
+    # Forked first, while this process holds no records (see parallel.Workers).
+    with Workers(1 if merge_only else jobs) as workers:
+        prepared = _prepare(settings, paths, strict, full_text)
+        work, units = prepared.ctx.work_dir, prepared.units
+        chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+        dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+        results = _build(prepared.ctx, dirty, workers, show_progress)
     removed, searchable = 0, None
     if selection is None:
         searchable = _assemble(settings, prepared, show_progress, full_text)
@@ -157,6 +159,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     found = scan(paths, work)
     if strict and found.problems:
         raise StrictProblems(found.problems)
+    found = stage(found, work)
     catalog = build_catalog(x.record for x in found.lights)
     lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
     data = site_data(lookup)  # the paste box's data files, owned by the root unit
@@ -180,8 +183,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      tuple(lookup.problems), data.unconverted, found)
 
 
-def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> list[UnitResult]:
-    """Build ``units`` on ``jobs`` workers, showing progress on a terminal."""
+def _build(ctx: Context, units: list[Unit], workers: Workers,
+           show_progress: bool) -> list[UnitResult]:
+    """Build ``units`` on the workers, showing progress on a terminal."""
     progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
 
@@ -190,7 +194,7 @@ def _build(ctx: Context, units: list[Unit], jobs: int, show_progress: bool) -> l
         progress.step(result.pages)
 
     try:
-        run_units(ctx, units, jobs, done)
+        workers.run(ctx, units, done)
     finally:
         progress.close()
     return results

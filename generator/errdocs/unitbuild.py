@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -22,7 +22,7 @@ from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
 from .merge import SITEMAP, keep_sitemap_entries, record_files
-from .model import Catalog, Group
+from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings, read_config_data
@@ -40,7 +40,7 @@ class UnitFailed(Exception):
 
 @dataclass(frozen=True)
 class Context:
-    """What every unit build needs; set once in the parent, inherited by forked workers."""
+    """What unit builds need. Workers get it cut down to one unit's slice (:func:`for_unit`)."""
 
     settings: Settings
     """Project paths."""
@@ -108,6 +108,27 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
+    """The context cut down to what ``unit``'s pages need, to send to a worker: its records'
+    light copies and catalogue entries, the groups its pages list (hub) or link to (records,
+    without their rows: a record page shows a group's label and path only)."""
+    groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
+    entries, lights = {}, {}
+    if unit.kind is UnitKind.RECORDS:
+        for record_id in unit.members:
+            entries[record_id] = ctx.catalog.entries[record_id]
+            lights[record_id] = light = ctx.lights[record_id]
+            for group in record_groups(light.record, ctx.catalog):
+                groups[group.kind][group.key] = replace(group, entries=())
+    elif unit.kind is UnitKind.HUB:
+        for group in _groups(ctx, unit):
+            groups[group.kind][group.key] = group
+    root = unit.kind is UnitKind.ROOT
+    return replace(ctx, catalog=Catalog(entries, groups), lights=lights,
+                   root_pages=ctx.root_pages if root else (),
+                   root_links=ctx.root_links if root else ()), unit
 
 
 def stamp_of(folder: Path) -> dict[str, object]:
