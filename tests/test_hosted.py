@@ -67,12 +67,15 @@ def test_a_record_page_describes_itself(built: Built) -> None:
     assert found.meta["article:tag"] == ["mlx", "async-scheduler", "internal-contract", "sglang"]
     (article,) = found.json_ld
     assert article["@type"] == "TechArticle"
-    assert article["name"] == article["headline"] == sites.SEED_MESSAGE
-    assert article["identifier"] == sites.SEED_ID
-    assert article["dateModified"] == "2026-08-28T05:10:05Z"
-    assert article["about"] == {"@type": "SoftwareSourceCode", "name": "sgl-project/sglang",
-                                "codeRepository": "https://github.com/sgl-project/sglang",
-                                "url": "https://github.com/sgl-project/sglang"}
+    assert article == {  # nothing said twice: the description is the meta description's
+        "@context": "https://schema.org", "@type": "TechArticle",
+        "headline": sites.SEED_MESSAGE, "identifier": sites.SEED_ID,
+        "dateModified": "2026-08-28T05:10:05Z",
+        "about": {"@type": "SoftwareSourceCode", "name": "sgl-project/sglang",
+                  "codeRepository": "https://github.com/sgl-project/sglang"},
+        "keywords": "mlx, async-scheduler, internal-contract, sglang",
+        "url": f"{sites.SITE_URL}{sites.SEED_PAGE}/",
+        "isPartOf": {"@type": "WebSite", "name": "errdocs", "url": sites.SITE_URL}}
     assert found.title == f"{sites.SEED_MESSAGE} - errdocs"
 
 
@@ -169,7 +172,8 @@ HOSTILE = ('Bad "q" </script><script>alert(1)</script> & <img src=x onerror=aler
 def test_record_text_in_the_head_stays_text(tmp_path: Path) -> None:
     """Description, Open Graph and JSON-LD carry record text: all of it escaped."""
     envelope = json.loads(sites.SAMPLE.read_text("utf-8").splitlines()[0])
-    envelope["record"].update({"errorMessage": HOSTILE, "documentation": HOSTILE,
+    message = HOSTILE + " " + HOSTILE  # longer than a headline
+    envelope["record"].update({"errorMessage": message, "documentation": HOSTILE,
                                "tags": ['</script><b>t</b> "&amp;"'], "repo": 'ev"il/re<po'})
     records = tmp_path / "hostile.jsonl"
     records.write_text(json.dumps(envelope) + "\n")
@@ -178,11 +182,12 @@ def test_record_text_in_the_head_stays_text(tmp_path: Path) -> None:
     (page,) = [p for p in html_pages(project / "site")
                if "data-pagefind-body" in p.read_text("utf-8") and "about" not in p.parts]
     found = scan(page)
-    assert found.meta["og:title"] == [HOSTILE]  # the parser unescapes: the exact text is back
+    assert found.meta["og:title"] == [message]  # the parser unescapes: the exact text is back
     assert found.meta["description"] == [HOSTILE]
     assert found.meta["article:tag"] == ['</script><b>t</b> "&amp;"']
     (article,) = found.json_ld
-    assert article["name"] == article["description"] == HOSTILE
+    assert article["headline"] == message[:109] + "…"  # cut at 110 characters
+    assert article["name"] == message
     assert article["about"] == {"@type": "SoftwareSourceCode", "name": 'ev"il/re<po'}
     # Only the scripts of the seed's own page (JSON-LD, Material's inline ones, its config, its
     # bundle, the search's three): the record's </script><script> made none.

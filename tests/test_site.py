@@ -41,14 +41,21 @@ def _text(fragment: str) -> str:
 
 def test_seed_page_marks_line_658_with_its_real_number(site: Path) -> None:
     page = (site / SEED_PAGE).read_text("utf-8")
-    numbers = re.findall(r'<a href="#__codelineno-0-(\d+)">(\d+)</a>', page)
+    (column,) = re.findall(r'<td class="linenos"><div class="linenodiv"><pre><span></span>'
+                           r'(.*?)</pre></div></td>', page, re.S)
+    shown = [int(n) for n in column.split("\n")]  # plain numbers, one a line
     # Line 671 is the excerpt's empty last line, which the highlighter does not show.
-    assert [int(shown) for _, shown in numbers] == list(range(640, 671))
-    assert all(anchor == shown for anchor, shown in numbers)
-    marked = re.findall(r'id="__codelineno-0-(\d+)"[^>]*></a><span class="hll">(.*?)</span>\n',
-                        page)
-    assert [line for line, _ in marked] == ["658"]
-    assert _text(marked[0][1]) == 'raise ValueError(f"Unknown MLX async mode: {launch.mode}")'
+    assert shown == list(range(640, 671))
+    (code,) = re.findall(r'<td class="code"><div><pre><span></span><code>(.*?)</code>', page,
+                         re.S)
+    *lines, last = code.split("\n")  # every line ends with a line break
+    assert last == "" and len(lines) == len(shown)
+    marked = [number for number, line in zip(shown, lines, strict=True)
+              if line.startswith('<span class="hll">')]
+    assert marked == [658]
+    assert _text(lines[658 - 640]) == (
+        'raise ValueError(f"Unknown MLX async mode: {launch.mode}")')
+    assert "__codelineno" not in page  # plain numbers: no anchor that nothing links to
 
 
 def test_seed_page_links_to_the_pinned_source(site: Path) -> None:

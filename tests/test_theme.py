@@ -36,3 +36,30 @@ def test_record_text_never_reaches_materials_unescaped_keys() -> None:
         front = yaml.safe_load(page.content.split("---\n")[1])
         keys |= set(front)
     assert keys == {"errdocs", "hide"}
+
+
+ICONS = sites.ROOT / "overrides" / ".icons" / "errdocs"
+
+
+def _config_icons() -> set[str]:
+    """The icon names mkdocs.yml gives Material (theme.icon and the palette toggles)."""
+    theme = yaml.safe_load((sites.ROOT / "mkdocs.yml").read_text("utf-8"))["theme"]
+    return set(theme["icon"].values()) | {p["toggle"]["icon"] for p in theme["palette"]}
+
+
+def test_icons_drawn_by_the_stylesheet_are_materials_own() -> None:
+    """Each overrides/.icons/errdocs/NAME.svg names the Material icon it stands for; the
+    stylesheet draws exactly that icon's file, so a Material upgrade that redraws one fails
+    here until errdocs.css is refreshed."""
+    css = (sites.ROOT / "overrides" / "assets" / "stylesheets" / "errdocs.css").read_text()
+    drawn = dict(re.findall(r"\.errdocs-icon-([a-z]+) \{\n  --errdocs-icon: "
+                            r"url\('data:image/svg\+xml;charset=utf-8,(<svg.*?</svg>)'\);", css))
+    templates = sorted(ICONS.glob("*.svg"))
+    assert {f"errdocs/{t.stem}" for t in templates} == _config_icons()
+    assert set(drawn) == {t.stem for t in templates}
+    for template in templates:
+        text = template.read_text("utf-8")
+        (icon,) = re.findall(r"\A\{#- (material/[a-z0-9-]+),", text)
+        assert text.endswith(f'<svg viewBox="0 0 24 24" class="errdocs-icon-{template.stem}">'
+                             "</svg>\n")
+        assert drawn[template.stem] == (MATERIAL / ".icons" / f"{icon}.svg").read_text().strip()
