@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .lookup import build_index
+from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
 from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
@@ -161,7 +162,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         raise StrictProblems(found.problems)
     found = stage(found, work)
     catalog = build_catalog(x.record for x in found.lights)
-    lookup = build_index([x.record for x in found.lights], catalog, javascript=True)
+    memo = lookup_memo.load(work)
+    lookup = build_index([x.record for x in found.lights], catalog, javascript=True, memo=memo)
+    lookup_memo.save(memo, work)
+    del memo  # what the next build needs is on disk
     data = site_data(lookup)  # the paste box's data files
     search = search_pages(settings, lookup, (x.record for x in found.lights),
                           full_text=full_text)  # the search box's

@@ -18,6 +18,7 @@ from ..model import Catalog
 from ..problems import Problem, Severity
 from ..records import Origin, Record
 from .jsregex import JsRegex, Unconvertible, from_tree
+from .memo import Memo, PatternFacts
 from .patterns import (
     Requirements,
     SubPattern,
@@ -141,12 +142,14 @@ class _Prepared:
 
 
 def build_index(records: Iterable[Record], catalog: Catalog, *,
-                javascript: bool = False) -> LookupIndex:
+                javascript: bool = False, memo: Memo | None = None) -> LookupIndex:
     """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
-    the patterns for the browser (parsing each pattern once for both)."""
+    the patterns for the browser (parsing each pattern once for both). ``memo`` remembers
+    what each pattern and message gave, between builds (see :mod:`.memo`)."""
     problems: list[Problem] = []
     unusable: list[Problem] = []
-    prepared = [_prepare(r, problems, unusable, javascript) for r in records]
+    memo = memo if memo is not None else Memo()
+    prepared = [_prepare(r, problems, unusable, javascript, memo) for r in records]
     prepared.sort(key=lambda p: catalog.entries[p.record.id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
     common = max(SECOND_KEY_MAX, len(prepared) // 2000)
@@ -156,25 +159,49 @@ def build_index(records: Iterable[Record], catalog: Catalog, *,
 
 
 def _prepare(record: Record, problems: list[Problem], unusable: list[Problem],
-             javascript: bool) -> _Prepared:
+             javascript: bool, memo: Memo) -> _Prepared:
     """Read the record's pattern; a bad or useless one is reported and set aside."""
-    template_req = template_requirements(record.error_message)
+    template_req = _template(record.error_message, memo)
     source = record.message_pattern
     if not source or not source.strip():
         return _Prepared(record, None, None, template_req)
+    facts = _pattern(source, javascript, memo)
+    if facts.requirements is None:
+        (problems if facts.broken else unusable).append(_problem(record, facts.problem or ""))
+        return _Prepared(record, None, None, template_req)
+    return _Prepared(record, source, facts.requirements, template_req, facts.javascript)
+
+
+def _template(message: str, memo: Memo) -> Requirements:
+    found = memo.templates.get(message)
+    if found is None:
+        found = memo.templates[message] = template_requirements(message)
+    if memo.used is not None:
+        memo.used.templates[message] = found
+    return found
+
+
+def _pattern(source: str, javascript: bool, memo: Memo) -> PatternFacts:
+    key = (source, javascript)
+    found = memo.patterns.get(key)
+    if found is None:
+        found = memo.patterns[key] = _read_pattern(source, javascript)
+    if memo.used is not None:
+        memo.used.patterns[key] = found
+    return found
+
+
+def _read_pattern(source: str, javascript: bool) -> PatternFacts:
     try:
         tree = parse(source)
         requirements = pattern_requirements(tree)
     except (re.error, RecursionError, OverflowError) as exc:
-        problems.append(_problem(record, f"does not compile ({exc}); it is matched by its "
-                                 "message template instead"))
-        return _Prepared(record, None, None, template_req)
+        return PatternFacts(None, None, f"does not compile ({exc}); it is matched by its "
+                            "message template instead", broken=True)
     if not requirements.words:
-        unusable.append(_problem(record, "has no whole word to find the record by; it is "
-                                 "matched by its message template instead"))
-        return _Prepared(record, None, None, template_req)
-    return _Prepared(record, source, requirements, template_req,
-                     _javascript(tree) if javascript else None)
+        return PatternFacts(None, None, "has no whole word to find the record by; it is "
+                            "matched by its message template instead")
+    return PatternFacts(requirements, _javascript(tree) if javascript else None, None)
 
 
 def _javascript(tree: SubPattern) -> JsRegex | None:
