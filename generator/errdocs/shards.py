@@ -5,7 +5,7 @@
 - ``hub-NNNN``: the listing pages of some tags, categories and repositories.
 - ``rec-NNNN``: some record pages.
 - ``data-NNNN``: some of the paste box's and the search box's data files (static files: no
-  MkDocs build, a copy), so a changed record re-copies the few data files it is in.
+  MkDocs build, hard links), so a changed record re-links only the data units its files are in.
 
 Assignment is stable: a record goes to ``rec-(hash(id) mod K)``, a group to
 ``hub-(hash(kind:key) mod H)``, with K and H powers of two chosen from the counts, so units
@@ -34,7 +34,7 @@ UNIT_SIZE = 512
 """Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
 tiny; within a unit only pages whose inputs changed are built again."""
 DATA_UNIT_FILES = 1024
-"""Data files a data unit aims at: a change copies its unit's files again."""
+"""Data files a data unit aims at: a change links its unit's files again."""
 ROOT = "root"
 TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
 
