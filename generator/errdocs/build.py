@@ -13,8 +13,10 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
+from .errors import BuildFailed
 
-class BuildError(Exception):
+
+class BuildError(BuildFailed):
     """MkDocs failed; the previous site is untouched."""
 
 

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
+from .errors import ErrdocsError
 from .model import GroupKind, group_key
 from .pipeline import pages_for
 from .records import Record
@@ -45,8 +46,10 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every entry gets this date, so the same input makes the same zip."""
 
 
-class BundleError(Exception):
+class BundleError(ErrdocsError):
     """The bundle could not be made; nothing was written."""
+
+    consequence = "nothing was written"
 
 
 @dataclass(frozen=True)

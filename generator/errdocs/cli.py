@@ -9,17 +9,14 @@ import click
 
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
+from .errors import ErrdocsError, os_failure
 from .lookup import lookup, report, store
 from .lookup.show import show as show_page
-from .merge import MergeError
 from .parallel import default_jobs
 from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
-from .scan import InputChanged
-from .searchindex import SearchIndexFailed
 from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
 from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
-from .unitbuild import UnitFailed
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -54,9 +51,26 @@ FULL_TEXT = click.option("--full-text", is_flag=True,
                               "and repository only.")
 
 
-@click.group()
+class _Guarded(click.Group):
+    """The one place errdocs' exception family is caught: a failure is one line and exit 1.
+
+    ``--debug`` lets the exception through, traceback and all.
+    """
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (ErrdocsError, OSError) as exc:
+            if ctx.params.get("debug"):
+                raise
+            line = os_failure(exc) if isinstance(exc, OSError) else exc.line()
+            raise click.ClickException(line) from exc
+
+
+@click.group(cls=_Guarded)
 @click.version_option(package_name="errdocs")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Show the traceback of a failure.")
+def main(debug: bool) -> None:
     """Turn error records into a documentation site built by MkDocs (Material)."""
 
 
@@ -142,8 +156,8 @@ def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str,
         raise click.ClickException(f"no record matches {', '.join(missing)}; nothing was written")
     try:
         report = make_bundle(select(checked.records, selection), settings, output)
-    except (BundleError, BuildError) as exc:
-        raise click.ClickException(f"{exc}; nothing was written") from exc
+    except BuildError as exc:  # MkDocs failed inside the bundle: nothing was written either
+        raise BundleError(str(exc)) from exc
     click.echo(f"Bundle written to {report.path}: {report.pages} pages ({report.records} "
                f"records), {_size(report.size)}. Unzip it and open "
                f"{report.folder}/index.html in a browser.")
@@ -179,8 +193,6 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
             click.echo(str(problem), err=True)
         raise click.ClickException(f"{summary(problems)} in the records; nothing was "
                                    "written (--strict)") from exc
-    except (UnitFailed, MergeError, InputChanged, SearchIndexFailed) as exc:
-        raise click.ClickException(f"{exc}; the previous site was left as it was") from exc
     for problem in [*report.problems, *report.lookup_problems]:
         click.echo(str(problem), err=True)
     if report.unconverted:

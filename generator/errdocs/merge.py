@@ -24,13 +24,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import BuildFailed
+
 SITEMAP = "sitemap.xml"
 TREES = "trees.json"
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 
 
-class MergeError(Exception):
+class MergeError(BuildFailed):
     """Two units produced the same file, or a unit's output is missing."""
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, NamedTuple
 
+from .errors import BuildFailed
 from .load import RawItem, is_plain_json_lines, iter_files, json_error, load_file
 from .meta import describe_record
 from .problems import Problem
@@ -237,7 +238,7 @@ def read_records(sources: list[str], lights: Iterable[Light]) -> Iterator[Record
             handle.close()
 
 
-class InputChanged(Exception):
+class InputChanged(BuildFailed):
     """A record read in pass 2 is not the one pass 1 saw."""
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .errors import BuildFailed
 from .meta import describe_record
 from .model import Catalog
 from .records import Record
@@ -37,7 +38,7 @@ PIECES_JSON = "errdocs-pieces.json"
 """In piece 0's folder: the folders of the other pieces, which the site's search merges."""
 
 
-class SearchIndexFailed(Exception):
+class SearchIndexFailed(BuildFailed):
     """Pagefind is missing or failed; the previous site is kept."""
 
 

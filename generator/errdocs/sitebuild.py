@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import InputError
 from .lookup import build_index
 from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
@@ -84,7 +85,7 @@ class ShardedReport:
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
-class StrictProblems(Exception):
+class StrictProblems(InputError):
     """--strict and the input has problems: nothing was built."""
 
 

@@ -21,6 +21,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
+from .errors import BuildFailed
 from .merge import SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
@@ -34,7 +35,7 @@ HOSTED_DROPS = frozenset({"search", "material/search"})
 page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
 
 
-class UnitFailed(Exception):
+class UnitFailed(BuildFailed):
     """MkDocs failed on a unit (or, with --strict, warned)."""
 
 

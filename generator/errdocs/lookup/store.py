@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from .. import __version__
+from ..errors import ErrdocsError
 from ..load import iter_files
 from ..records import Origin
 from .index import LookupIndex, Target
@@ -75,7 +76,7 @@ def save(index: LookupIndex, file: Path, file_stamp: list[object]) -> None:
         raise
 
 
-class DamagedCache(ValueError):
+class DamagedCache(ErrdocsError, ValueError):
     """A cached index whose content is not what errdocs wrote."""
 
 
