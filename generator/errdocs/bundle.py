@@ -17,7 +17,6 @@ site's ``docs/errors/`` and ``site/`` are never touched. Overrides:
 from __future__ import annotations
 
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from .errors import ErrdocsError
 from .model import GroupKind, group_key
 from .pipeline import pages_for
 from .records import Record
+from .scratch import scratch_folder
 from .settings import Settings, read_config_data
 from .write import MANIFEST, read_manifest, write_pages
 
@@ -107,8 +107,10 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
     """Build the site of ``records`` for offline use and zip it into ``output``."""
     if not records:
         raise BundleError("no record to put in the bundle")
-    with tempfile.TemporaryDirectory(prefix="errdocs-bundle-") as tmp:
-        docs, site = Path(tmp) / "docs", Path(tmp) / "site"
+    # In the work folder, not the system's: a killed bundle's folder is removed by the next
+    # bundle or build (scratch.remove_dead).
+    with scratch_folder(settings.work_dir) as tmp:
+        docs, site = tmp / "docs", tmp / "site"
         copy_hand_written(settings.docs_dir, docs, settings.subtree)
         _, pages = pages_for(records)
         write_pages(docs / settings.subtree, pages)

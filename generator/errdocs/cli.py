@@ -9,7 +9,7 @@ import click
 
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
-from .errors import ErrdocsError, os_failure
+from .errors import BuildFailed, ErrdocsError, os_failure
 from .lookup import lookup, report, store
 from .lookup.show import show as show_page
 from .parallel import default_jobs
@@ -51,6 +51,12 @@ FULL_TEXT = click.option("--full-text", is_flag=True,
                               "and repository only.")
 
 
+_KEPT = {"build": BuildFailed.consequence, "merge": BuildFailed.consequence,
+         "bundle": BundleError.consequence}
+"""What a command's operating-system failure left as it was (every step that can fail comes
+before the one that replaces the site or the zip)."""
+
+
 class _Guarded(click.Group):
     """The one place errdocs' exception family is caught: a failure is one line and exit 1.
 
@@ -63,7 +69,11 @@ class _Guarded(click.Group):
         except (ErrdocsError, OSError) as exc:
             if ctx.params.get("debug"):
                 raise
-            line = os_failure(exc) if isinstance(exc, OSError) else exc.line()
+            if isinstance(exc, OSError):
+                kept = _KEPT.get(ctx.invoked_subcommand or "")
+                line = f"{os_failure(exc)}; {kept}" if kept else os_failure(exc)
+            else:
+                line = exc.line()
             raise click.ClickException(line) from exc
 
 

@@ -3,10 +3,13 @@
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
 one build behind, kept in the work folder (beside the site when that is on another file
 system). A merge brings the spare up to date — removing the files
-of units that changed and linking their new files — then swaps it with the live site by
-renames, so readers never see a half-made site and a
-failure leaves the previous site as it was. When the spare cannot be trusted (first build,
-missing file lists, an interrupted merge), both trees are made afresh by linking every file.
+of units that changed and linking their new files — then swaps it with the live site in one
+step (Linux's ``renameat2(RENAME_EXCHANGE)``; two renames elsewhere), so readers never see a
+half-made site and a failure or a kill leaves the previous site as it was. The swap is the
+merge's commit: nothing after it can fail the build. When the spare cannot be trusted (first
+build, missing file lists, an interrupted merge), both trees are made afresh by linking every
+file. What a killed merge leaves behind is removed by the next build
+(:func:`clean_leftovers`).
 
 Each unit's ``sitemap.xml`` is merged into one. Files are copied instead of linked when the
 work folder is on another file system.
@@ -14,19 +17,27 @@ work folder is on another file system.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
+import functools
 import gzip
 import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildFailed
+from .errors import BuildFailed, naming
+from .write import atomic_write
 
 SITEMAP = "sitemap.xml"
+CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP})
+"""Why a hard link may fail where a copy works: another file system, one without links, a
+file with too many links already."""
 TREES = "trees.json"
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
@@ -65,7 +76,8 @@ def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
     names = sorted(
         os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site) for f in files
         if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
-    (folder / f"files-{key}.txt").write_text("\n".join(names), "utf-8")
+    # By rename: a later merge removes exactly these files from the spare tree.
+    atomic_write(folder / f"files-{key}.txt", "\n".join(names).encode("utf-8"))
     lists = sorted(folder.glob("files-*.txt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in lists[keep:]:
         old.unlink(missing_ok=True)
@@ -80,35 +92,102 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     home = _home(work, target)
     spare = home / f".{target.name}-spare"
     state = _read_state(work)
-    wanted = {u.name: u.key for u in units}
+    sitemaps = [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()]
     _write_state(work, {"live": state.get("live"), "spare": None})  # spare being changed
-    if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
-            spare, state["spare"], units, work):
-        staging, fresh_spare = spare, False
-    else:
-        shutil.rmtree(spare, ignore_errors=True)
-        staging, fresh_spare = _fresh(target, units, home), True
-    try:
-        _write_sitemap(staging, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
-        previous = home / f".{target.name}-previous"
-        shutil.rmtree(previous, ignore_errors=True)
-        if target.exists():
-            target.rename(previous)
+    with naming(home):
+        if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
+                spare, state["spare"], units, work):
+            staging, fresh = spare, False
+        else:
+            shutil.rmtree(spare, ignore_errors=True)
+            staging, fresh = _fresh(target, units, home), True
+        try:
+            _write_sitemap(staging, sitemaps)
+            _swap(staging, target, home)  # the commit: from here on the new site is live
+        except BaseException:
+            if fresh:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+    # The site is built: a failure now only leaves no spare (the state says so), and the
+    # next build makes one afresh.
+    with contextlib.suppress(OSError):
+        _keep_spare(staging, None if fresh else state.get("live"), units, target, work,
+                    sitemaps)
+
+
+def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], target: Path,
+                work: Path, sitemaps: list[Path]) -> None:
+    """After the swap ``old`` holds the previous site: it becomes the spare when it can be
+    trusted (its units are known), else a spare is made afresh."""
+    wanted = {u.name: u.key for u in units}
+    home = old.parent
+    spare = home / f".{target.name}-spare"
+    if isinstance(old_units, dict) and old == spare and old.is_dir():
+        _write_state(work, {"live": wanted, "spare": old_units})
+        return
+    shutil.rmtree(old, ignore_errors=True)
+    made = _fresh(target, units, home)
+    _write_sitemap(made, sitemaps)
+    made.rename(spare)
+    _write_state(work, {"live": wanted, "spare": wanted})
+
+
+def _swap(staging: Path, target: Path, home: Path) -> None:
+    """Put ``staging`` in the place of ``target`` in one step; ``staging`` then holds the
+    previous site (or nothing, on a first build)."""
+    if not target.exists():
         staging.rename(target)
-    except BaseException:
-        if staging != spare:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    live_before = state.get("live")
-    if previous.exists() and isinstance(live_before, dict) and not fresh_spare:
-        previous.rename(spare)
-        _write_state(work, {"live": wanted, "spare": live_before})
-    else:  # no trusted spare: make one now, so the next build is incremental
+    elif not _exchange(staging, target):  # two renames: a kill in between is put right by
+        previous = home / f".{target.name}-previous"  # the next build (clean_leftovers)
         shutil.rmtree(previous, ignore_errors=True)
-        made = _fresh(target, units, home)
-        _write_sitemap(made, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
-        made.rename(spare)
-        _write_state(work, {"live": wanted, "spare": wanted})
+        target.rename(previous)
+        staging.rename(target)
+        previous.rename(staging)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # not Linux with glibc 2.28 or later
+        return None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (``renameat2(RENAME_EXCHANGE)``); False where the system
+    or the file system cannot."""
+    call = _renameat2()
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def clean_leftovers(target: Path, work: Path) -> None:
+    """Remove what a killed merge into ``target`` left: its staging trees, and the previous
+    site after a kill between two renames (put back when the site is missing). Only names
+    this module makes are touched. Call it holding the build lock."""
+    made = re.compile(rf"\.{re.escape(target.name)}-new-[a-z0-9_]{{8}}")
+    for home in {work, target.parent}:
+        if not home.is_dir():
+            continue
+        for child in home.glob(f".{target.name}-new-*"):
+            if made.fullmatch(child.name) and child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+        previous = home / f".{target.name}-previous"
+        if previous.is_dir() and not previous.is_symlink():
+            if target.exists():
+                shutil.rmtree(previous)
+            else:
+                previous.rename(target)
 
 
 def _home(work: Path, target: Path) -> Path:
@@ -119,7 +198,7 @@ def _home(work: Path, target: Path) -> Path:
 
 
 def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=home))
+    staging = _new_folder(home, f".{target.name}-new-")
     try:
         for unit in units:
             _link_all(unit, staging)
@@ -127,6 +206,18 @@ def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return staging
+
+
+def _new_folder(home: Path, prefix: str) -> Path:
+    """A new folder ``prefix`` + 8 hex digits, with the usual permissions (mkdtemp's are
+    0700, and this one becomes the site a web server reads)."""
+    while True:
+        folder = home / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
 
 
 def _link_all(unit: UnitOutput, tree: Path) -> None:
@@ -185,7 +276,9 @@ def _link(source: Path, target: Path, unit: str) -> None:
         os.link(source, target)
     except FileExistsError as exc:
         raise MergeError(f"unit {unit} and another unit both wrote {target}") from exc
-    except OSError:
+    except OSError as exc:
+        if exc.errno not in CANNOT_LINK:
+            raise  # a full disk, a read-only folder: copying would not do better
         shutil.copy2(source, target)  # another file system: copy instead
 
 
@@ -199,9 +292,7 @@ def _read_state(work: Path) -> dict[str, object]:
 
 def _write_state(work: Path, state: dict[str, object]) -> None:
     work.mkdir(parents=True, exist_ok=True)
-    tmp = work / (TREES + ".tmp")
-    tmp.write_text(json.dumps(state), "utf-8")
-    os.replace(tmp, work / TREES)
+    atomic_write(work / TREES, json.dumps(state).encode("utf-8"))
 
 
 def _write_sitemap(tree: Path, sitemaps: list[Path]) -> None:

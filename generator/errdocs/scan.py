@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from .errors import BuildFailed
+from .errors import BuildFailed, naming
 from .load import RawItem, is_plain_json_lines, iter_files, json_error, load_file
 from .meta import describe_record
 from .problems import Problem
@@ -254,7 +254,7 @@ def _read_cache(path: Path) -> dict[bytes, Cached]:
 
 def _write_cache(path: Path, entries: dict[bytes, Cached]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as handle:
+    with naming(tmp), tmp.open("wb") as handle:
         pickle.dump((CACHE_VERSION, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(tmp, path)
 

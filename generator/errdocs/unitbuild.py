@@ -3,7 +3,8 @@
 Each unit has a folder under the work folder (``.errdocs/units/NAME/``) holding its MkDocs
 config (``mkdocs.yml``, which INHERITs the project's), its page list, and its built output
 ``site/`` with a ``stamp.json`` naming the key it was built from. A unit whose stamp matches
-its key is up to date and is not built again.
+its key is up to date and is not built again: the stamp is removed before the output is
+replaced and written (by rename) after, so a stamp always names a complete output.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
-from .errors import BuildFailed
-from .merge import SITEMAP, keep_sitemap_entries, record_files
+from .errors import BuildFailed, naming
+from .merge import CANNOT_LINK, SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings, read_config_data
 from .shards import Unit, UnitKind, group_pages, record_groups
-from .write import write_changed
+from .write import atomic_write, write_changed
 
 HOSTED_DROPS = frozenset({"search", "material/search"})
 """Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
@@ -61,6 +62,9 @@ class Context:
     """Turn MkDocs warnings into failures."""
     global_key: str
     """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
+    unsettled: frozenset[str] = frozenset()
+    """Generated-tree paths whose Markdown an unfinished build may have written otherwise
+    (:mod:`errdocs.journal`): rendered and built again, never taken from before."""
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,8 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         _copy_data(ctx, unit, folder)
         return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
     keys = dict(unit.page_keys)
-    reused = _reusable(folder, ctx.global_key, keys)
-    todo = {p for p in keys if p not in reused}
+    todo = to_render(ctx, unit)
+    reused = {p for p in keys if p not in todo}
     missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
     written, _ = write_changed(ctx.settings.out_dir, _pages(ctx, unit, todo | missing))
     sub = ctx.settings.subtree
@@ -114,6 +118,14 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
+def to_render(ctx: Context, unit: Unit) -> set[str]:
+    """The pages a records or hub unit renders: those not built before from the same inputs
+    (and the same code, config and theme), and the unsettled ones."""
+    keys = dict(unit.page_keys)
+    reused = _reusable(unit_dir(ctx.work_dir, unit.name), ctx.global_key, keys)
+    return {p for p in keys if p not in reused or p in ctx.unsettled}
+
+
 def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
     """A data unit's output: its files, linked from the generated tree (written before units
     are built). A link is safe: the tree's files are replaced, never rewritten in place
@@ -125,8 +137,10 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(ctx.settings.out_dir / path, target)
-        except OSError:  # another file system
-            shutil.copyfile(ctx.settings.out_dir / path, target)
+        except OSError as exc:
+            if exc.errno not in CANNOT_LINK:
+                raise
+            shutil.copyfile(ctx.settings.out_dir / path, target)  # another file system
     record_files(folder, unit.key, fresh)
     finish(folder, {"key": unit.key, "global": ctx.global_key})
 
@@ -149,7 +163,8 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     root = unit.kind is UnitKind.ROOT
     return replace(ctx, catalog=Catalog(entries, groups), lights=lights,
                    root_pages=ctx.root_pages if root else (),
-                   root_links=ctx.root_links if root else ()), unit
+                   root_links=ctx.root_links if root else (),
+                   unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled)), unit
 
 
 def stamp_of(folder: Path) -> dict[str, object]:
@@ -226,12 +241,14 @@ def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None
 
 
 def finish(folder: Path, stamp: dict[str, object]) -> None:
-    """Replace the unit's output with the new one and record what it was built from."""
+    """Replace the unit's output with the new one and record what it was built from: the
+    stamp goes first and comes back last (by rename), so a kill in between leaves the unit
+    to be built again, never an output marked current that is not complete."""
     fresh, final = folder / "site.new", folder / "site"
     (folder / "stamp.json").unlink(missing_ok=True)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(fresh, final)
-    (folder / "stamp.json").write_text(json.dumps(stamp), "utf-8")
+    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
 
 def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
@@ -288,7 +305,8 @@ def _run_mkdocs(config_file: Path, unit: Unit, *, strict: bool) -> MkDocsConfig:
     folder = config_file.parent
     shutil.rmtree(folder / "site.new", ignore_errors=True)
     try:
-        return run_mkdocs(config_file, None, strict=strict)
+        with naming(folder / "site.new"):  # what MkDocs fails to write, it does not name
+            return run_mkdocs(config_file, None, strict=strict)
     except BuildError as exc:
         shutil.rmtree(folder / "site.new", ignore_errors=True)
         raise UnitFailed(f"unit {unit.name}: {exc}") from exc
