@@ -83,3 +83,11 @@ def hosted(built: Built) -> Iterator[str]:
 def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline bundle, unzipped as its receiver would."""
     return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
+
+
+@pytest.fixture(scope="session")
+def crash_scene(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """Datasets, a built project and cold builds for the crash tests (see tests/crashscene)."""
+    from . import crashscene
+
+    yield from crashscene.scene_in(tmp_path_factory)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,22 +24,29 @@ from errdocs.cli import main
 from errdocs.errors import os_failure
 
 from . import faults
+from .crashscene import DATE, LEFTOVER, Scene, build, copy, normal, state, tree
 from .sites import ROOT, SAMPLE, copy_project
-from .test_crash import LEFTOVER, _build, _datasets, _normal, _state, _tree
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(autouse=True)
 def _dated(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", DATE)
     monkeypatch.delenv("CI", raising=False)
 
 
-def _cold(tmp_path: Path, data: Path, name: str = "cold") -> dict[str, bytes]:
-    fresh = copy_project(tmp_path / name)
-    _normal(fresh, data, tmp_path)
-    return _state(fresh)
+@pytest.fixture
+def scene(crash_scene: Scene) -> Scene:
+    """The crash tests' scene, with a fresh copy of the project (A built) at ``case``."""
+    copy(crash_scene.template, crash_scene.case)
+    return crash_scene
+
+
+def _cold(tmp_path: Path, data: Path) -> dict[str, bytes]:
+    fresh = copy_project(tmp_path / "cold")
+    normal(fresh, data, tmp_path)
+    return state(fresh)
 
 
 def _leftovers(project: Path) -> list[str]:
@@ -55,24 +63,21 @@ def _bundle(project: Path, data: Path) -> Path:
     return out
 
 
-def test_a_killed_build_leaves_no_page_to_a_build_of_other_data(tmp_path: Path) -> None:
+def test_a_killed_build_leaves_no_page_to_a_build_of_other_data(scene: Scene) -> None:
     """Finding 4: the Markdown a killed build wrote was not in the manifest, so it counted as
     hand-written: every later build (and the bundle) kept it."""
-    data = _datasets(tmp_path)
-    many = tmp_path / "many.jsonl"
+    project, data = scene.case, scene.data
+    many = scene.base / "many.jsonl"
     many.write_text("\n".join(SAMPLE.read_text("utf-8").splitlines()[:12]) + "\n", "utf-8")
-    project = copy_project(tmp_path / "project")
     plan = faults.Plan(str(project), "kill", 1, match="units/rec-0000/site.new/")
-    killed = faults.run_forked(_build(project, many), plan, tmp_path)
+    killed = faults.run_forked(build(project, many), plan, scene.base)
     assert killed.code == -9
-    assert len(list((project / "docs" / "errors").rglob("*.md"))) > 30  # its pages are there
-    _normal(project, data["a"], tmp_path)
-    assert _state(project) == _cold(tmp_path, data["a"])
-    with zipfile.ZipFile(_bundle(project, data["a"])) as ours, zipfile.ZipFile(
-            _bundle(tmp_path / "cold", data["a"])) as cold:
-        assert ours.namelist() == cold.namelist()
-
-
+    assert len(list((project / "docs" / "errors").rglob("*.md"))) > 40  # its pages are there
+    normal(project, data["a"], scene.base)
+    assert state(project) == scene.cold["a"]
+    with zipfile.ZipFile(_bundle(project, data["a"])) as bundle:
+        pages = [n for n in bundle.namelist() if n.startswith("b/errors/sgl-project/sglang/")]
+    assert len(pages) == 4  # the three records' pages and their repository's
 def test_a_kill_in_another_unit_count_leaves_no_stale_page(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A build with fewer records (fewer record units) killed after its units rewrote a
@@ -80,6 +85,8 @@ def test_a_kill_in_another_unit_count_leaves_no_stale_page(
     must write it again (the journal)."""
     monkeypatch.setattr(shards, "UNIT_SIZE", 2)
     values = [json.loads(line) for line in SAMPLE.read_text("utf-8").splitlines()[:6]]
+    for value in values:  # one listing page per kind of group: few hub units
+        value["record"].update(tags=["t"], backgroundTag="c")
     moved = next(v for v in values if shards.bucket(v["record"]["id"], 4) >= 2)
     big = tmp_path / "big.jsonl"  # 6 records: 4 record units
     big.write_text("".join(json.dumps(v) + "\n" for v in values), "utf-8")
@@ -88,35 +95,35 @@ def test_a_kill_in_another_unit_count_leaves_no_stale_page(
     small.write_text("".join(json.dumps(v) + "\n" for v in [moved, *[
         v for v in values if v is not moved][:3]]), "utf-8")
     project = copy_project(tmp_path / "project")
-    _normal(project, big, tmp_path)
+    normal(project, big, tmp_path)
     # killed once every unit is built, before the stale pages go
     plan = faults.Plan(str(project), "kill", 1, match="docs/errors/", operation="unlink")
-    assert faults.run_forked(_build(project, small), plan, tmp_path).code == -9
-    _normal(project, big, tmp_path)
-    assert _state(project) == _cold(tmp_path, big)
+    assert faults.run_forked(build(project, small), plan, tmp_path).code == -9
+    normal(project, big, tmp_path)
+    assert state(project) == _cold(tmp_path, big)
 
 
-def test_what_killed_builds_and_bundles_left_is_removed(tmp_path: Path) -> None:
+def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:
     """Finding 9: a build killed during the merge left ``.errdocs/.site-new-*`` that no later
     build removed; a killed bundle left its temporary folder."""
-    data = _datasets(tmp_path)
-    project = copy_project(tmp_path / "project")
+    project, data = scene.case, scene.data
+    (project / ".errdocs" / "trees.json").unlink()  # no spare to trust: a tree is made anew
     plan = faults.Plan(str(project), "kill", 5, match=".errdocs/.site-new-")
-    assert faults.run_forked(_build(project, data["a"]), plan, tmp_path).code == -9
+    assert faults.run_forked(build(project, data["b"]), plan, scene.base).code == -9
     assert [p.name[:10] for p in (project / ".errdocs").glob(".site-new-*")] == [".site-new-"]
-    assert not (project / "site").exists()
+    assert tree(project / "site") == scene.site_a
     bundling = faults.Plan(str(project), "kill", 1, match="/site/")
-    args = ["bundle", "-f", str(project / "mkdocs.yml"), "-o", str(tmp_path / "x.zip"),
+    args = ["bundle", "-f", str(project / "mkdocs.yml"), "-o", str(scene.base / "x.zip"),
             str(data["a"])]
     assert faults.run_forked(lambda: main(args, prog_name="errdocs"), bundling,
-                             tmp_path).code == -9
+                             scene.base).code == -9
     assert len(list((project / ".errdocs").glob("bundle-*"))) == 1
-    _normal(project, data["a"], tmp_path)
+    normal(project, data["b"], scene.base)
     assert _leftovers(project) == []
-    assert _state(project) == _cold(tmp_path, data["a"])
+    assert state(project) == scene.cold["b"]
     # and a bundle cleans up after a killed one too
     assert faults.run_forked(lambda: main(args, prog_name="errdocs"), bundling,
-                             tmp_path).code == -9
+                             scene.base).code == -9
     _bundle(project, data["a"])
     assert _leftovers(project) == []
 
@@ -148,36 +155,33 @@ _KEPT = "; the previous site was left as it was\n"
      "again"),
 ])
 def test_an_os_failure_is_one_line_and_keeps_the_site(
-        tmp_path: Path, case: str, plan: faults.Plan | None, expected: str) -> None:
+        scene: Scene, case: str, plan: faults.Plan | None, expected: str) -> None:
     """Finding 10: a raw traceback for a full disk, a read-only folder, a file where a folder
     must be; also from inside a worker process and inside MkDocs (which logged the error
     before raising it)."""
-    data = _datasets(tmp_path)
-    project = copy_project(tmp_path / "project")
-    _normal(project, data["a"], tmp_path)
-    before = _tree(project / "site")
+    project = scene.case
     if case == "work folder is a file":
-        (project / ".errdocs").rename(tmp_path / "moved")
+        shutil.rmtree(project / ".errdocs")
         (project / ".errdocs").write_text("not a folder\n", "utf-8")
     elif case == "generated tree is a file":
-        (project / "docs" / "errors").rename(tmp_path / "moved")
+        shutil.rmtree(project / "docs" / "errors")
         (project / "docs" / "errors").write_text("not a folder\n", "utf-8")
     elif plan is not None:
         plan = faults.Plan(str(project), plan.action, plan.k, plan.match, plan.operation)
     jobs = ("-j", "2") if "worker" in case else ()
-    outcome = faults.run_forked(_build(project, data["b"], *jobs), plan, tmp_path)
+    outcome = faults.run_forked(build(project, scene.data["b"], *jobs), plan, scene.base)
     assert (outcome.code, outcome.stdout) == (1, "")
     faulted = outcome.log[0][1] if outcome.log else ""
     assert outcome.stderr == f"Error: {project}/{expected.format(faulted=faulted)}{_KEPT}"
-    assert _tree(project / "site") == before
+    assert tree(project / "site") == scene.site_a
 
 
-def test_debug_shows_the_traceback(tmp_path: Path) -> None:
-    data = _datasets(tmp_path)
-    project = copy_project(tmp_path / "project")
+def test_debug_shows_the_traceback(scene: Scene) -> None:
+    project = scene.case
     plan = faults.Plan(str(project), "ENOSPC", 1, match="docs/errors/")
-    outcome = faults.run_forked(lambda: main(["--debug", "build", str(data["a"]), "-f", str(
-        project / "mkdocs.yml")], prog_name="errdocs"), plan, tmp_path)
+    outcome = faults.run_forked(lambda: main(["--debug", "build", str(scene.data["b"]), "-f",
+                                              str(project / "mkdocs.yml")], prog_name="errdocs"),
+                                plan, scene.base)
     assert outcome.code == 1
     assert outcome.stderr.startswith("Traceback (most recent call last):")
     assert outcome.stderr.endswith(f"OSError: [Errno 28] No space left on device: "
@@ -202,37 +206,35 @@ def _dead(pid: int) -> bool:
     return "\nState:\tZ" in status  # a zombie: dead, not yet reaped by whoever adopted it
 
 
-def test_kill_9_of_a_parallel_build(tmp_path: Path) -> None:
+def test_kill_9_of_a_parallel_build(scene: Scene) -> None:
     """A real ``kill -9`` of ``errdocs build -j 2`` while a worker builds a unit: the site is
     the previous one, the worker dies with the build (it would otherwise go on writing into
     the next build's files), and the next build equals a cold one."""
-    data = _datasets(tmp_path)
-    project = copy_project(tmp_path / "project")
-    _normal(project, data["a"], tmp_path)
-    before = _tree(project / "site")
-    signal_file = tmp_path / "paused"
+    project, data = scene.case, scene.data
+    signal_file = scene.base / "paused"
+    signal_file.unlink(missing_ok=True)
     plan = faults.Plan(str(project), "pause", 1, match="units/rec-0000/site.new/",
                        signal=str(signal_file))
     env = {**os.environ, "ERRDOCS_FAULT_PLAN": json.dumps(
         {k: v for k, v in vars(plan).items() if k != "log"})}
-    output = tmp_path / "output.txt"
+    output = scene.base / "output.txt"
     with output.open("wb") as sink:  # not a pipe: a surviving worker would hold it open
-        build = subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-c", faults.BOOTSTRAP, str(ROOT), "build", str(data["b"]), "-f",
              str(project / "mkdocs.yml"), "-j", "2"], env=env, stdout=sink, stderr=sink)
     deadline = time.monotonic() + 120
     while not signal_file.exists():
-        assert build.poll() is None and time.monotonic() < deadline, output.read_text()
+        assert process.poll() is None and time.monotonic() < deadline, output.read_text()
         time.sleep(0.05)
     worker = int(signal_file.read_text())
-    assert worker != build.pid  # paused in a worker, in the middle of MkDocs' output
-    os.kill(build.pid, signal.SIGKILL)
-    assert build.wait() == -signal.SIGKILL
+    assert worker != process.pid  # paused in a worker, in the middle of MkDocs' output
+    os.kill(process.pid, signal.SIGKILL)
+    assert process.wait() == -signal.SIGKILL
     deadline = time.monotonic() + 10
     while not _dead(worker):
         assert time.monotonic() < deadline, "the worker outlived the build"
         time.sleep(0.05)
-    assert _tree(project / "site") == before
-    _normal(project, data["b"], tmp_path)
+    assert tree(project / "site") == scene.site_a
+    normal(project, data["b"], scene.base)
     assert _leftovers(project) == []
-    assert _state(project) == _cold(tmp_path, data["b"])
+    assert state(project) == scene.cold["b"]
