@@ -139,26 +139,30 @@ def scene_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
     base = (Path(shm / f"errdocs-crash-{os.getpid()}") if shm.is_dir() and os.access(shm, os.W_OK)
             else tmp_path_factory.mktemp("crash"))
     base.mkdir(exist_ok=True)
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:  # for the scene's builds only
         patch.setenv("SOURCE_DATE_EPOCH", DATE)
-        patch.delenv("CI", raising=False)
-        data = datasets(base)
-        cold = {}
-        for name, path in data.items():
-            fresh = copy_project(base / f"cold-{name}")
-            normal(fresh, path, base)
-            cold[name] = state(fresh)
-        slots = []
-        for slot in range(min(2, len(os.sched_getaffinity(0)))):
-            case = copy_project(base / f"slot{slot}")
-            normal(case, data["a"], base)
-            slots.append((case.rename(base / f"template{slot}"), case))
-        sizes = []
-        for template, case in slots:
-            clean = copy(template, case)
-            normal(clean, data["b"], base)
-            after_b = footprint(clean / ".errdocs")
-            normal(clean, data["a"], base)
-            sizes.append({"b": after_b, "a": footprint(clean / ".errdocs")})
-        yield Scene(base, data, tuple(slots), cold, tree(slots[0][0] / "site"), tuple(sizes))
+        scene = _make(base)
+    yield scene
     shutil.rmtree(base, ignore_errors=True)
+
+
+def _make(base: Path) -> Scene:
+    data = datasets(base)
+    cold = {}
+    for name, path in data.items():
+        fresh = copy_project(base / f"cold-{name}")
+        normal(fresh, path, base)
+        cold[name] = state(fresh)
+    slots = []
+    for slot in range(min(2, len(os.sched_getaffinity(0)))):
+        case = copy_project(base / f"slot{slot}")
+        normal(case, data["a"], base)
+        slots.append((case.rename(base / f"template{slot}"), case))
+    sizes = []
+    for template, case in slots:
+        clean = copy(template, case)
+        normal(clean, data["b"], base)
+        after_b = footprint(clean / ".errdocs")
+        normal(clean, data["a"], base)
+        sizes.append({"b": after_b, "a": footprint(clean / ".errdocs")})
+    return Scene(base, data, tuple(slots), cold, tree(slots[0][0] / "site"), tuple(sizes))

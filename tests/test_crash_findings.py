@@ -33,7 +33,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(autouse=True)
 def _dated(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", DATE)
-    monkeypatch.delenv("CI", raising=False)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
-from .errors import ErrdocsError
+from .errors import ErrdocsError, naming
 from .model import GroupKind, group_key, shown_tags
 from .pipeline import pages_for
 from .records import Record
@@ -158,7 +158,8 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.partial")
     try:
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED,
+                                             compresslevel=9) as archive:
             for path in files:
                 info = zipfile.ZipInfo(f"{folder}/{path.relative_to(site).as_posix()}", ZIP_DATE)
                 info.compress_type = zipfile.ZIP_DEFLATED

@@ -125,13 +125,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
             units = prepared.units
             chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
             pending = journal.read(work)
-            dirty, unsettled = [], set()
-            for unit in [] if merge_only else chosen:
-                redo = journal.unsettled(pending, unit)
-                if redo or not is_current(work, unit):
-                    dirty.append(unit)
-                    unsettled |= redo
-            ctx = replace(prepared.ctx, unsettled=frozenset(unsettled))
+            ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
             pending = journal.record(work, pending, (  # before any unit writes a page
                 (page, key) for unit in dirty if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
                 for page, key in unit.page_keys if page in to_render(ctx, unit)))
@@ -153,6 +147,19 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         prepared.unconverted)
 
 
+def _to_build(ctx: Context, chosen: list[Unit],
+              pending: journal.Journal) -> tuple[Context, list[Unit]]:
+    """The units to build: those not current, and those holding pages an unfinished build
+    may have rewritten (which the context then names, so they are rendered again)."""
+    dirty, unsettled = [], set()
+    for unit in chosen:
+        redo = journal.unsettled(pending, unit)
+        if redo or not is_current(ctx.work_dir, unit):
+            dirty.append(unit)
+            unsettled |= redo
+    return replace(ctx, unsettled=frozenset(unsettled)), dirty
+
+
 def _clean_leftovers(settings: Settings, work: Path) -> None:
     """Remove what killed builds left in the work folder and beside the site: only files
     and folders errdocs names itself (temporary files, staging folders, unit outputs being
@@ -161,7 +168,7 @@ def _clean_leftovers(settings: Settings, work: Path) -> None:
     if not work.is_dir():
         return
     scratch.remove_dead(work)
-    folders = [work, work / "templates", work / "lookup", *(work / "units").glob("*/"),
+    folders = [work, work / "templates", *(work / "units").glob("*/"),
                *(work / "units").glob("*/.errdocs/")]
     for folder in folders:
         for child in folder.iterdir() if folder.is_dir() else ():
