@@ -175,6 +175,19 @@ def test_an_os_failure_is_one_line_and_keeps_the_site(
     assert tree(project / "site") == scene.site_a
 
 
+def test_a_full_disk_under_the_bundle_is_one_line(scene: Scene) -> None:
+    out = scene.case / "dist" / "x.zip"
+    plan = faults.Plan(str(scene.case), "ENOSPC", 1, match="dist/x.zip", operation="replace")
+    outcome = faults.run_forked(lambda: main(["bundle", "-f", str(scene.case / "mkdocs.yml"),
+                                              "-o", str(out), str(scene.data["a"])],
+                                             prog_name="errdocs"), plan, scene.base)
+    assert (outcome.code, outcome.stdout) == (1, "")
+    assert outcome.stderr == (f"Error: {out}: the disk is full: free some space and try again; "
+                              "nothing was written\n")
+    assert sorted(p.name for p in out.parent.iterdir()) == []
+    assert not list((scene.case / ".errdocs").glob("bundle-*"))
+
+
 def test_debug_shows_the_traceback(scene: Scene) -> None:
     project = scene.case
     plan = faults.Plan(str(project), "ENOSPC", 1, match="docs/errors/")
