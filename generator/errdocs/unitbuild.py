@@ -246,7 +246,8 @@ def finish(folder: Path, stamp: dict[str, object]) -> None:
     to be built again, never an output marked current that is not complete."""
     fresh, final = folder / "site.new", folder / "site"
     (folder / "stamp.json").unlink(missing_ok=True)
-    shutil.rmtree(final, ignore_errors=True)
+    if final.exists():
+        shutil.rmtree(final)  # what fails here is said, not a later "Directory not empty"
     os.replace(fresh, final)
     atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
@@ -258,10 +259,10 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     empty = ctx.work_dir / "empty-docs"
     empty.mkdir(exist_ok=True)
     pages = folder / "pages.json"
-    pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
-                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
-                                 "template_cache": str(ctx.work_dir / "templates")}),
-                     "utf-8")
+    atomic_write(pages, json.dumps({
+        "docs_dir": str(ctx.settings.docs_dir), "owned": list(owned), "stubs": list(stubs),
+        "root": unit.kind is UnitKind.ROOT, "template_cache": str(ctx.work_dir / "templates"),
+    }).encode("utf-8"))
     base = base_config(ctx.settings.config_file)
     plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
                HOSTED_DROPS]
@@ -281,7 +282,7 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     if isinstance(hooks, list):
         config["hooks"] = [str(ctx.settings.project_dir / str(h)) for h in hooks]
     config_file = folder / "mkdocs.yml"
-    config_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    atomic_write(config_file, yaml.safe_dump(config, sort_keys=False).encode("utf-8"))
     return config_file
 
 
