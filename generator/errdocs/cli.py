@@ -208,6 +208,7 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
     settings = _settings(config_file)
     _generate(paths, settings, strict=False)
     plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
+    click.echo(f"Previewing with {engines.display()} on {dev_addr} (Ctrl+C stops it)")
     serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
           plugins=plugins)
 
