@@ -74,7 +74,8 @@ def single_build(tmp_path_factory: pytest.TempPathFactory, small_units: None) ->
     return _tree(project / "site")
 
 
-@pytest.mark.parametrize("array", ["kubernetes", "slurm"])
+# Slurm runs the same steps through deploy/errdocs-array.sh (tests/test_deploy.py).
+@pytest.mark.parametrize("array", ["kubernetes"])
 def test_a_job_array_then_merge_equals_a_single_build(
         tmp_path: Path, array: str, small_units: None, single_build: dict[str, bytes]) -> None:
     built: dict[str, int] = {}
