@@ -27,15 +27,9 @@ JOB_VARS = ("ERRDOCS_SHARD", "ERRDOCS_SHARDS", "JOB_COMPLETION_INDEX", "SLURM_AR
 
 
 def _array_env(array: str, task: int) -> dict[str, str]:
-    """What each engine sets in task ``task`` (0-based) of an array of TASKS tasks."""
-    if array == "kubernetes":  # an Indexed Job of TASKS completions; the pod spec sets the count
-        return {"JOB_COMPLETION_INDEX": str(task), "ERRDOCS_SHARDS": str(TASKS)}
-    if array == "slurm":  # sbatch --array=1-TASKS
-        return {"SLURM_ARRAY_TASK_ID": str(task + 1), "SLURM_ARRAY_TASK_MIN": "1",
-                "SLURM_ARRAY_TASK_MAX": str(TASKS), "SLURM_ARRAY_TASK_STEP": "1",
-                "SLURM_ARRAY_TASK_COUNT": str(TASKS)}
-    # the GitHub Actions workflow: strategy.job-index / strategy.job-total
-    return {"ERRDOCS_SHARD": str(task), "ERRDOCS_SHARDS": str(TASKS)}
+    """What the engine sets in task ``task`` (0-based) of an array of TASKS tasks."""
+    assert array == "kubernetes"  # an Indexed Job of TASKS completions; the pod spec sets N
+    return {"JOB_COMPLETION_INDEX": str(task), "ERRDOCS_SHARDS": str(TASKS)}
 
 
 def _machine(folder: Path) -> Path:
