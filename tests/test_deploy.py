@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,12 @@ def test_the_workflow_builds_slices_then_merges_then_deploys(built: Built) -> No
     assert '--site-url "$SITE_URL"' in build
     assemble = _run_step(merge, "errdocs merge")
     assert '--engine "$ENGINE"' in assemble and '--site-url "$SITE_URL"' in assemble
-    # Units go up as units-<index> and come down, all of them, into one .errdocs/units/.
+    # Units go up as units-<index> (only those the slice built: the restored dates of the
+    # others would overwrite theirs) and come down, all of them, into one .errdocs/units/.
+    names = [s.get("name", s.get("uses", "")) for s in slices["steps"]]
+    keep = names.index("Keep only this slice's units")
+    assert names.index("Build this slice") < keep < names.index("Upload its units")
+    assert _keeps(slices["steps"][keep]["run"]) == ["built-here"]
     upload = _step(slices, "actions/upload-artifact")["with"]
     assert upload["name"] == "units-${{ strategy.job-index }}"
     assert upload["path"].rstrip("/") == ".errdocs/units" and upload["include-hidden-files"]
@@ -98,6 +104,19 @@ def test_the_workflow_builds_slices_then_merges_then_deploys(built: Built) -> No
     assert _step(merge, "actions/upload-pages-artifact")["with"]["path"] == "site"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert _step(deploy, "actions/deploy-pages")["id"] == "deployment"
+
+
+def _keeps(script: str) -> list[str]:
+    """What ``script`` leaves of a slice's units: one it built, one whose dates were restored."""
+    with tempfile.TemporaryDirectory() as tmp:
+        units = Path(tmp) / ".errdocs" / "units"
+        for name, files in (("built-here", ["stamp.json", ".errdocs/lastmod.json", "site/a"]),
+                            ("restored-only", [".errdocs/lastmod.json"])):
+            for file in files:
+                (units / name / file).parent.mkdir(parents=True, exist_ok=True)
+                (units / name / file).write_text("{}")
+        subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=tmp, check=True)
+        return sorted(p.name for p in units.iterdir())
 
 
 def test_the_kubernetes_example_counts_slices_as_the_job_does() -> None:
