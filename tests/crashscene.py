@@ -28,6 +28,13 @@ from .sites import SAMPLE, copy_project
 DATE = "1767225600"
 """SOURCE_DATE_EPOCH of every build of the crash tests."""
 
+
+def steady(patch: pytest.MonkeyPatch) -> None:
+    """The environment of the crash tests' builds: dated :data:`DATE`, and no progress lines
+    on stderr (which must hold nothing, or a failure's one line)."""
+    patch.setenv("SOURCE_DATE_EPOCH", DATE)
+    patch.setenv("ERRDOCS_PROGRESS", "off")
+
 LEFTOVER = re.compile(r"(^|/)(site\.new|\.tmp-[^/]*|[^/]*\.tmp|[^/]*\.new|\.[^/]*-new-[^/]*"
                       r"|\.[^/]*-previous|bundle-[^/]*|journal\.json)(/|$)")
 """What a killed or failed build may leave and the next build must have removed."""
@@ -140,7 +147,7 @@ def scene_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
             else tmp_path_factory.mktemp("crash"))
     base.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:  # for the scene's builds only
-        patch.setenv("SOURCE_DATE_EPOCH", DATE)
+        steady(patch)
         scene = _make(base)
     yield scene
     shutil.rmtree(base, ignore_errors=True)

@@ -25,7 +25,18 @@ import pytest
 from errdocs.errors import _HINTS
 
 from . import faults
-from .crashscene import DATE, LEFTOVER, Scene, build, copy, footprint, normal, state, tree, undated
+from .crashscene import (
+    LEFTOVER,
+    Scene,
+    build,
+    copy,
+    footprint,
+    normal,
+    state,
+    steady,
+    tree,
+    undated,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -146,7 +157,7 @@ def test_fault_sweep(crash_scene: Scene) -> None:
     """ENOSPC, EIO or EACCES, and SIGKILL, at the first write of each kind (:func:`_sample`)."""
     scene = crash_scene
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SOURCE_DATE_EPOCH", DATE)
+        steady(patch)
         traced = copy(scene.template, scene.case)
         trace = faults.run_forked(build(traced, scene.data["b"]), faults.Plan(str(traced)),
                                   scene.base)

@@ -24,15 +24,15 @@ from errdocs.cli import main
 from errdocs.errors import os_failure
 
 from . import faults
-from .crashscene import DATE, LEFTOVER, Scene, build, copy, normal, state, tree
+from .crashscene import LEFTOVER, Scene, build, copy, normal, state, steady, tree
 from .sites import ROOT, SAMPLE, copy_project
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(autouse=True)
-def _dated(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", DATE)
+def _steady(monkeypatch: pytest.MonkeyPatch) -> None:
+    steady(monkeypatch)
 
 
 @pytest.fixture
