@@ -16,6 +16,7 @@ from mkdocs.utils import get_build_date
 from errdocs import searchunits
 from errdocs.cli import main
 from errdocs.searchindex import SearchIndexFailed
+from errdocs.siteowner import mark
 
 from . import sites
 from .conftest import Built
@@ -201,6 +202,7 @@ def test_a_failed_search_index_keeps_the_previous_site(project: Path,
     previous = project / "site" / "index.html"
     previous.parent.mkdir()
     previous.write_text("the previous site")
+    mark(previous.parent)  # a site errdocs built
 
     def broken(*args: object) -> int:
         raise SearchIndexFailed("Pagefind failed to index the records: boom")

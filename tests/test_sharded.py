@@ -15,6 +15,7 @@ from errdocs.build import run_mkdocs
 from errdocs.cli import main
 from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
+from errdocs.siteowner import MARKER, MARKER_TEXT
 
 from .conftest import ROOT, SAMPLE
 
@@ -58,6 +59,7 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
     sharded, reference = _tree(project / "site"), _tree(project / "plain-site")
     assert any(name.startswith("pagefind/pagefind.en_") for name in sharded)
     sharded = {k: v for k, v in sharded.items() if not k.startswith("pagefind/")}
+    assert sharded.pop(MARKER) == MARKER_TEXT.encode()  # errdocs' mark on its own sites
     assert sharded.keys() == reference.keys()
     for name in sharded:
         if not name.startswith("sitemap.xml"):

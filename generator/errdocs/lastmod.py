@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 STATE_VERSION = 1
+STATE_FILE = ".errdocs/lastmod.json"
+"""The project's dates, relative to ``mkdocs.yml`` (the plugin's ``state_file`` by default)."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,16 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def merge_states(target: Path, parts: Iterable[Path]) -> None:
+    """Write into ``target`` the dates of every part (the units' own states, each holding the
+    pages of its unit): the dates every unit reads at its next build, wherever its pages were
+    before. Pages in no part (gone from the site) are dropped."""
+    stamps: dict[str, Stamp] = {}
+    for part in parts:
+        stamps.update(read_state(part))
+    write_state(target, stamps)
 
 
 def parse_date(value: object) -> date | None:

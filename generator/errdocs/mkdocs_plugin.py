@@ -51,6 +51,8 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
         self.owned: set[str] = set(data["owned"])
         self.stubs: list[str] = data["stubs"]
         self.root: bool = data["root"]
+        self.pages = frozenset(self.owned | set(data.get("kept", ())))
+        """Every page of the unit: those built now and those whose earlier HTML is kept."""
         self.cache = jinja2.FileSystemBytecodeCache(_folder(data["template_cache"]))
         if not self.root:  # 404.html, robots.txt...: once, in the root unit; sitemaps are merged
             config.theme.static_templates.intersection_update({"sitemap.xml"})

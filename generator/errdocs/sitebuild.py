@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
+from .lastmod import merge_states
+from .lock import project_lock
 from .lookup import build_index
 from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
@@ -28,8 +30,17 @@ from .scan import Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
+from .siteowner import check_site_dir
 from .sitesearch import search_pages
-from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
+from .unitbuild import (
+    Context,
+    UnitResult,
+    base_config,
+    dates_file,
+    is_current,
+    unit_dates_file,
+    unit_dir,
+)
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
 WORK_DIR = ".errdocs"
@@ -109,19 +120,23 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   show_progress: bool = True, full_text: bool = False) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
     also indexes the records' whole text with Pagefind (``site/pagefind/``)."""
-    # Forked first, while this process holds no records (see parallel.Workers).
-    with Workers(1 if merge_only else jobs) as workers:
+    work = settings.project_dir / WORK_DIR
+    if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
+        check_site_dir(settings, work)
+    # Forked first, while this process holds no records (see parallel.Workers), and before
+    # the lock is taken, so no worker shares it.
+    with Workers(1 if merge_only else jobs) as workers, project_lock(work):
         prepared = _prepare(settings, paths, strict, full_text)
-        work, units = prepared.ctx.work_dir, prepared.units
+        units = prepared.units
         chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
         dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
         results = _build(prepared.ctx, dirty, workers, show_progress)
-    removed, searchable = 0, None
-    if selection is None:
-        searchable = _assemble(settings, prepared, show_progress, full_text)
-        removed = update_manifest(settings.out_dir, sorted(prepared.generated))
-    written = prepared.written + sum(r.written for r in results)
-    save(prepared.found, work)
+        removed, searchable = 0, None
+        if selection is None:
+            searchable = _assemble(settings, prepared, show_progress, full_text)
+            removed = update_manifest(settings.out_dir, sorted(prepared.generated))
+        written = prepared.written + sum(r.written for r in results)
+        save(prepared.found, work)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
@@ -140,6 +155,8 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
         more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
         raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
                          f"({', '.join(stale[:5])}{more}); build them first")
+    if (dates := dates_file(settings)) is not None:  # every unit's dates, for the next build
+        merge_states(dates, [unit_dates_file(unit_dir(work, u.name)) for u in units])
     record_units = unit_count(prepared.records)
     search = plan_search(units, record_units, ctx.global_key) if full_text else []
     todo = [u for u in search if not is_current(work, u)]

@@ -22,6 +22,7 @@ from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
 from .errors import BuildFailed
+from .lastmod import STATE_FILE
 from .merge import SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
@@ -30,6 +31,7 @@ from .settings import Settings, read_config_data
 from .shards import Unit, UnitKind, group_pages, record_groups
 from .write import write_changed
 
+LASTMOD = "errdocs-lastmod"
 HOSTED_DROPS = frozenset({"search", "material/search"})
 """Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
 page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
@@ -106,9 +108,10 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     else:
         owned = tuple(f"{sub}/{p}" for p in sorted(todo))
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
-    config_file = _write_config(ctx, unit, folder, owned, stubs)
+    kept = [f"{sub}/{p}" for p in sorted(reused)]
+    config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
+    _reuse_outputs(folder, config, kept)
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
@@ -235,19 +238,21 @@ def finish(folder: Path, stamp: dict[str, object]) -> None:
 
 
 def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
-                  stubs: Iterable[str]) -> Path:
-    """The unit's mkdocs.yml (INHERITs the project's) and page list."""
+                  stubs: Iterable[str], kept: Iterable[str]) -> Path:
+    """The unit's mkdocs.yml (INHERITs the project's) and page list: ``owned`` pages are
+    built, ``stubs`` only linked to, ``kept`` pages keep their earlier HTML."""
     folder.mkdir(parents=True, exist_ok=True)
     empty = ctx.work_dir / "empty-docs"
     empty.mkdir(exist_ok=True)
     pages = folder / "pages.json"
     pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
-                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
+                                 "stubs": list(stubs), "kept": list(kept),
+                                 "root": unit.kind is UnitKind.ROOT,
                                  "template_cache": str(ctx.work_dir / "templates")}),
                      "utf-8")
     base = base_config(ctx.settings.config_file)
-    plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
-               HOSTED_DROPS]
+    plugins = [_unit_dates(p, ctx.settings, folder) for p in _plugin_list(base.get("plugins"))
+               if _plugin_name(p) not in HOSTED_DROPS]
     config: dict[str, object] = {
         "INHERIT": str(ctx.settings.config_file),
         "docs_dir": str(empty),
@@ -266,6 +271,35 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     config_file = folder / "mkdocs.yml"
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
     return config_file
+
+
+def _unit_dates(entry: object, settings: Settings, folder: Path) -> object:
+    """``errdocs-lastmod`` of a unit: it reads the project's dates and writes its own (units
+    build at once; the project's dates are merged from theirs once all are built)."""
+    if _plugin_name(entry) != LASTMOD:
+        return entry
+    options = _options(entry)
+    return {LASTMOD: {**options, "state_file": str(unit_dates_file(folder)),
+                      "base_state": str(settings.project_dir / str(options.get("state_file")
+                                                                   or STATE_FILE))}}
+
+
+def unit_dates_file(folder: Path) -> Path:
+    """The sitemap dates of a unit's pages (where it kept them before it read the project's)."""
+    return folder / ".errdocs" / "lastmod.json"
+
+
+def dates_file(settings: Settings) -> Path | None:
+    """The project's sitemap dates, or None when ``errdocs-lastmod`` is not in its config."""
+    for entry in _plugin_list(base_config(settings.config_file).get("plugins")):
+        if _plugin_name(entry) == LASTMOD:
+            return settings.project_dir / str(_options(entry).get("state_file") or STATE_FILE)
+    return None
+
+
+def _options(entry: object) -> dict[str, object]:
+    value = entry.get(LASTMOD) if isinstance(entry, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def base_config(config_file: Path) -> dict[str, object]:
