@@ -91,6 +91,17 @@ def test_bundle_command_refuses_filters_that_match_nothing(project: Path, tmp_pa
     assert not out.exists()
 
 
+def test_bundle_never_replaces_a_file_that_is_not_a_zip(project: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    result = CliRunner().invoke(main, ["bundle", "-f", str(project / "mkdocs.yml"),
+                                       "-o", str(notes), str(sites.SAMPLE)])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {notes}: exists and is not a zip file; give another --output, e.g. -o "
+           "dist/errdocs-bundle.zip; nothing was written\n")
+    assert notes.read_text() == "my notes"
+
+
 def test_the_same_input_makes_the_same_zip(project: Path, tmp_path: Path) -> None:
     first = sites.build_bundle(project, tmp_path / "a" / "errdocs.zip")
     second = sites.build_bundle(project, tmp_path / "b" / "errdocs.zip")

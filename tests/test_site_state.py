@@ -3,15 +3,18 @@ tree (issue 10, finding 2)."""
 
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from errdocs.cli import main
 from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
 
-from .conftest import ROOT, copy_project
+from .conftest import ROOT, SAMPLE, copy_project
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -66,3 +69,29 @@ def test_two_site_dirs_in_turn_each_equal_a_cold_build(
     assert _tree(site_a) == _cold(tmp_path, a_less, "a-less")
     _build(project, a, site_b)
     assert _tree(site_b) == _cold(tmp_path, a, "a")
+
+
+def test_a_failed_swap_puts_the_previous_site_back(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worst moment to fail: the old site renamed away, the new one not yet in its place.
+    site = project / "site"
+    _build(project, SAMPLE, site)
+    before = _tree(site)
+    rename, failed = Path.rename, []
+
+    def failing(self: Path, target: str | Path) -> Path:
+        if Path(target) == site and not failed:  # the new site's rename, once
+            failed.append(self)
+            raise OSError(errno.ENOSPC, "No space left on device", str(site))
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", failing)
+    data = _without_line(SAMPLE, 3, tmp_path / "less.jsonl")
+    result = CliRunner().invoke(main, ["build", str(data), "-f", str(project / "mkdocs.yml"),
+                                       "--site-url", SITE_URL])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {site}: the disk is full: free some space and build again\n")
+    assert failed and _tree(site) == before
+    monkeypatch.setattr(Path, "rename", rename)
+    _build(project, data, site)
+    assert _tree(site) == _cold(tmp_path, data, "less")

@@ -16,6 +16,7 @@ site's ``docs/errors/`` and ``site/`` are never touched. Overrides:
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import zipfile
@@ -107,6 +108,10 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
     """Build the site of ``records`` for offline use and zip it into ``output``."""
     if not records:
         raise BundleError("no record to put in the bundle")
+    if os.path.lexists(output) and not (output.is_file() and zipfile.is_zipfile(output)):
+        # -o names a file errdocs replaces: only ever an earlier zip, never a user's file
+        raise BundleError(f"{output}: exists and is not a zip file; give another --output, "
+                          "e.g. -o dist/errdocs-bundle.zip")
     with tempfile.TemporaryDirectory(prefix="errdocs-bundle-") as tmp:
         docs, site = Path(tmp) / "docs", Path(tmp) / "site"
         copy_hand_written(settings.docs_dir, docs, settings.subtree)

@@ -10,13 +10,14 @@ import click
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .errors import ErrdocsError, os_failure
+from .lock import project_lock
 from .lookup import lookup, report, store
 from .lookup.show import show as show_page
 from .parallel import default_jobs
 from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
 from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
-from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
+from .sitebuild import WORK_DIR, ShardedReport, Slice, StrictProblems, build_sharded
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -290,7 +291,8 @@ def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> N
     if strict and checked.problems:
         raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
                                    "written (--strict)")
-    result = generate(checked, settings.out_dir)
+    with project_lock(settings.project_dir / WORK_DIR):  # docs/errors/ is a build's too
+        result = generate(checked, settings.out_dir)
     for problem in result.lookup_problems:
         click.echo(str(problem), err=True)
     if result.unconverted:

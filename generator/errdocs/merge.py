@@ -91,7 +91,7 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     live_before = state.get("live") if live_is_known(place, state) else None
     place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
     spare = place.spare
-    if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
+    if isinstance(state.get("spare"), dict) and is_ours(spare) and _update(
             spare, state["spare"], units, work):
         staging, fresh_spare = spare, False
     else:
