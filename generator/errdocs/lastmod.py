@@ -19,8 +19,6 @@ from datetime import date
 from pathlib import Path
 
 STATE_VERSION = 1
-STATE_FILE = ".errdocs/lastmod.json"
-"""The project's dates, relative to ``mkdocs.yml`` (the plugin's ``state_file`` by default)."""
 
 
 @dataclass(frozen=True)
@@ -70,14 +68,17 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
         raise
 
 
-def merge_states(target: Path, parts: Iterable[Path]) -> None:
-    """Write into ``target`` the dates of every part (the units' own states, each holding the
-    pages of its unit): the dates every unit reads at its next build, wherever its pages were
-    before. Pages in no part (gone from the site) are dropped."""
-    stamps: dict[str, Stamp] = {}
-    for part in parts:
-        stamps.update(read_state(part))
-    write_state(target, stamps)
+def carry(sources: Iterable[Path], targets: Iterable[tuple[Path, Iterable[str]]]) -> None:
+    """Write into each target file the dates, found in any of ``sources``, of its pages.
+
+    Pages of a sharded build move between units when the number of units changes; their
+    dates are in the state of the unit they were in, which a unit does not read.
+    """
+    known: dict[str, Stamp] = {}
+    for source in sources:
+        known.update(read_state(source))
+    for target, pages in targets:
+        write_state(target, {p: known[p] for p in pages if p in known})
 
 
 def parse_date(value: object) -> date | None:

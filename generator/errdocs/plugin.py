@@ -20,17 +20,17 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_build_date
 
-from .lastmod import STATE_FILE, Stamp, parse_date, read_state, stamp, write_state
+from .lastmod import Stamp, parse_date, read_state, stamp, write_state
 
 
 class LastmodConfig(Config):
     """Options of the plugin in ``mkdocs.yml``."""
 
-    state_file = config_options.Type(str, default=STATE_FILE)
+    state_file = config_options.Type(str, default=".errdocs/lastmod.json")
     """Where the dates are remembered, relative to ``mkdocs.yml``; keep it between builds."""
     base_state = config_options.Optional(config_options.Type(str))
-    """Dates known before this build, read and never written: a unit of ``errdocs build``
-    reads the project's dates (which it writes once every unit is built) and writes its own."""
+    """More dates known before this build, read and never written (those in ``state_file``
+    win): ``errdocs build`` gives a unit the dates of the pages that moved into it."""
 
 
 class LastmodPlugin(BasePlugin[LastmodConfig]):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
-from .lastmod import merge_states
+from .lastmod import carry
 from .lock import project_lock
 from .lookup import build_index
 from .lookup import memo as lookup_memo
@@ -29,22 +29,25 @@ from .render import Page, render_group_list, render_home
 from .scan import Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
-from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
+from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
 from .siteowner import check_site_dir
 from .sitesearch import search_pages
 from .unitbuild import (
     Context,
     UnitResult,
     base_config,
-    dates_file,
+    dates_enabled,
     is_current,
-    unit_dates_file,
+    unit_dates,
     unit_dir,
+    unit_pages,
 )
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
 WORK_DIR = ".errdocs"
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
+_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS)
+"""Units MkDocs builds, whose pages have sitemap dates."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         units = prepared.units
         chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
         dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+        _carry_dates(settings, prepared, dirty)
         results = _build(prepared.ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
         if selection is None:
@@ -155,8 +159,6 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
         more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
         raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
                          f"({', '.join(stale[:5])}{more}); build them first")
-    if (dates := dates_file(settings)) is not None:  # every unit's dates, for the next build
-        merge_states(dates, [unit_dates_file(unit_dir(work, u.name)) for u in units])
     record_units = unit_count(prepared.records)
     search = plan_search(units, record_units, ctx.global_key) if full_text else []
     todo = [u for u in search if not is_current(work, u)]
@@ -204,6 +206,21 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                 for g in catalog.groups[kind].values()})), strict, everything)
     return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
+
+
+def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
+    """When pages move between units (the number of record or hub units changed, or a unit's
+    folder is gone), give each unit about to be built the sitemap dates of its pages from
+    the units they were in. Nothing is read otherwise: a unit keeps its own pages' dates."""
+    work = prepared.ctx.work_dir
+    if not dirty:
+        return
+    have = {p.parent.parent.name: p for p in work.glob("units/*/.errdocs/lastmod.json")}
+    if {u.name for u in prepared.units if u.kind in _DATED} == set(have) or not dates_enabled(
+            settings):
+        return
+    carry(have.values(), [(unit_dates(unit_dir(work, u.name))[1], unit_pages(prepared.ctx, u))
+                          for u in dirty if u.kind in _DATED])
 
 
 def _build(ctx: Context, units: list[Unit], workers: Workers,

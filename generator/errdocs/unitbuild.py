@@ -22,7 +22,6 @@ from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
 from .errors import BuildFailed
-from .lastmod import STATE_FILE
 from .merge import SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
@@ -251,7 +250,7 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
                                  "template_cache": str(ctx.work_dir / "templates")}),
                      "utf-8")
     base = base_config(ctx.settings.config_file)
-    plugins = [_unit_dates(p, ctx.settings, folder) for p in _plugin_list(base.get("plugins"))
+    plugins = [_unit_dates(p, folder) for p in _plugin_list(base.get("plugins"))
                if _plugin_name(p) not in HOSTED_DROPS]
     config: dict[str, object] = {
         "INHERIT": str(ctx.settings.config_file),
@@ -273,28 +272,32 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     return config_file
 
 
-def _unit_dates(entry: object, settings: Settings, folder: Path) -> object:
-    """``errdocs-lastmod`` of a unit: it reads the project's dates and writes its own (units
-    build at once; the project's dates are merged from theirs once all are built)."""
+def _unit_dates(entry: object, folder: Path) -> object:
+    """``errdocs-lastmod`` of a unit: the dates of its own pages, in its folder (units are
+    built at once), and of the pages that moved into it (see :func:`unit_dates`)."""
     if _plugin_name(entry) != LASTMOD:
         return entry
-    options = _options(entry)
-    return {LASTMOD: {**options, "state_file": str(unit_dates_file(folder)),
-                      "base_state": str(settings.project_dir / str(options.get("state_file")
-                                                                   or STATE_FILE))}}
+    own, moved = unit_dates(folder)
+    return {LASTMOD: {**_options(entry), "state_file": str(own), "base_state": str(moved)}}
 
 
-def unit_dates_file(folder: Path) -> Path:
-    """The sitemap dates of a unit's pages (where it kept them before it read the project's)."""
-    return folder / ".errdocs" / "lastmod.json"
+def unit_dates(folder: Path) -> tuple[Path, Path]:
+    """A unit's sitemap dates: of its pages (written by each build of the unit), and of pages
+    that were in other units before (written by :func:`errdocs.sitebuild` when they move)."""
+    return folder / ".errdocs" / "lastmod.json", folder / ".errdocs" / "moved-in.json"
 
 
-def dates_file(settings: Settings) -> Path | None:
-    """The project's sitemap dates, or None when ``errdocs-lastmod`` is not in its config."""
-    for entry in _plugin_list(base_config(settings.config_file).get("plugins")):
-        if _plugin_name(entry) == LASTMOD:
-            return settings.project_dir / str(_options(entry).get("state_file") or STATE_FILE)
-    return None
+def dates_enabled(settings: Settings) -> bool:
+    """True when the project's config has ``errdocs-lastmod``."""
+    return any(_plugin_name(e) == LASTMOD
+               for e in _plugin_list(base_config(settings.config_file).get("plugins")))
+
+
+def unit_pages(ctx: Context, unit: Unit) -> list[str]:
+    """Docs-relative paths of every page a MkDocs unit owns."""
+    if unit.kind is UnitKind.ROOT:
+        return list(ctx.root_pages)
+    return [f"{ctx.settings.subtree}/{p}" for p, _key in unit.page_keys]
 
 
 def _options(entry: object) -> dict[str, object]:
