@@ -11,10 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from errdocs.cli import main
+from errdocs.lock import project_lock
 
 from .conftest import SAMPLE
 
-pytestmark = pytest.mark.slow
 ERRDOCS = str(Path(sys.executable).parent / "errdocs")
 
 
@@ -43,6 +46,7 @@ def _refused(project: Path, holder: int, args: tuple[str, ...] = ()) -> None:
                    "nothing was touched; run it again when that build has finished\n")
 
 
+@pytest.mark.slow
 def test_a_second_build_is_refused_while_the_first_runs(project: Path) -> None:
     first = _start(project)
     try:
@@ -63,6 +67,7 @@ def test_a_second_build_is_refused_while_the_first_runs(project: Path) -> None:
     assert "units: 0 built, 4 reused" in out
 
 
+@pytest.mark.slow
 def test_the_lock_dies_with_its_holder(project: Path) -> None:
     first = _start(project)
     _holding(project, first)
@@ -72,3 +77,14 @@ def test_the_lock_dies_with_its_holder(project: Path) -> None:
     out, err = after.communicate(timeout=300)
     assert after.returncode == 0, err
     assert out.endswith(f"Site built in {project / 'site'}\n")
+
+
+def test_generate_is_refused_while_a_build_runs(project: Path) -> None:
+    with project_lock(project / ".errdocs"):  # a build of this project is running
+        result = CliRunner().invoke(main, ["generate", "-f", str(project / "mkdocs.yml"),
+                                           str(SAMPLE)])
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: another errdocs build is running (pid {os.getpid()}) in "
+                             f"{project}; nothing was touched; run it again when that build "
+                             "has finished\n")
+    assert not (project / "docs" / "errors").exists()

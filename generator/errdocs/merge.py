@@ -90,9 +90,9 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     wanted = {u.name: u.key for u in units}
     live_before = state.get("live") if live_is_known(place, state) else None
     place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
-    spare = place.spare
-    if isinstance(state.get("spare"), dict) and is_ours(spare) and _update(
-            spare, state["spare"], units, work):
+    spare, spare_before = place.spare, state.get("spare")
+    if isinstance(spare_before, dict) and is_ours(spare) and _update(
+            spare, spare_before, units, work):
         staging, fresh_spare = spare, False
     else:
         discard(spare, work)
