@@ -58,6 +58,17 @@ def test_merges_into_a_site_stay_exact(tmp_path: Path) -> None:
         assert (site / MARKER).is_file()
 
 
+def test_a_spare_tree_that_is_not_what_its_state_says_is_made_afresh(tmp_path: Path) -> None:
+    work = tmp_path / ".errdocs"
+    site = tmp_path / "site"
+    merge([_unit(work, "u", "k1", {"a.html": "1"})], site, work)
+    merge([_unit(work, "u", "k2", {"b.html": "2"})], site, work)
+    (spare,) = (work / "sites").glob("*/.site-spare")
+    (spare / "c.html").write_text("left there")  # the spare is said to hold k1 only
+    merge([_unit(work, "u", "k3", {"c.html": "3"})], site, work)
+    assert _tree(site) == {"c.html": "3"}
+
+
 @pytest.fixture
 def other_fs(tmp_path: Path) -> Iterator[Path]:
     """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards."""

@@ -91,7 +91,7 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     live_before = state.get("live") if live_is_known(place, state) else None
     place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
     spare, spare_before = place.spare, state.get("spare")
-    if isinstance(spare_before, dict) and is_ours(spare) and _update(
+    if isinstance(spare_before, dict) and is_ours(spare) and _updated(
             spare, spare_before, units, work):
         staging, fresh_spare = spare, False
     else:
@@ -152,6 +152,17 @@ def _link_all(unit: UnitOutput, tree: Path) -> None:
             if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
                 continue
             _link(Path(folder, name), out / name, unit.name)
+
+
+def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
+             work: Path) -> bool:
+    """:func:`_update`, False also when the tree turns out not to hold what ``before`` says
+    (a file already where a changed unit's file goes): then it is made afresh, where a
+    clash does mean two units wrote one file."""
+    try:
+        return _update(tree, before, units, work)
+    except MergeError:
+        return False
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
