@@ -216,9 +216,9 @@ def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> 
     if not dirty:
         return
     have = {p.parent.parent.name: p for p in work.glob("units/*/.errdocs/lastmod.json")}
-    if {u.name for u in prepared.units if u.kind in _DATED} == set(have) or not dates_enabled(
-            settings):
-        return
+    if not have or {u.name for u in prepared.units if u.kind in _DATED} == set(have) or (
+            not dates_enabled(settings)):
+        return  # a first build, or no page moved
     carry(have.values(), [(unit_dates(unit_dir(work, u.name))[1], unit_pages(prepared.ctx, u))
                           for u in dirty if u.kind in _DATED])
 
