@@ -18,10 +18,10 @@ ADVICE = ("errdocs replaces the site folder whole: give a new or empty folder, o
           "built (it holds .errdocs-site), e.g. --site-dir site; nothing was touched")
 
 
-def _snapshot(root: Path) -> dict[str, bytes | None]:
-    """Every path under ``root`` with its content (None for a folder)."""
-    return {p.relative_to(root).as_posix(): None if p.is_dir() else p.read_bytes()
-            for p in sorted(root.rglob("*"))}
+def _snapshot(root: Path) -> dict[str, bytes | str | None]:
+    """Every path under ``root`` with its content (None for a folder, a link's target)."""
+    return {p.relative_to(root).as_posix(): os.readlink(p) if p.is_symlink() else
+            None if p.is_dir() else p.read_bytes() for p in sorted(root.rglob("*"))}
 
 
 @pytest.fixture
@@ -94,6 +94,15 @@ def test_a_mount_point_is_refused(project: Path, home: Path) -> None:
         pytest.skip("no mount point to try")
     _refused(project, ["build", str(SAMPLE), "--site-dir", mounts[0]], mounts[0],
              "is a mount point")
+
+
+def test_a_loop_of_symbolic_links_is_one_line(project: Path, home: Path) -> None:
+    (project / "loop").symlink_to("loop")
+    before = _snapshot(project)
+    result = CliRunner().invoke(main, ["build", str(SAMPLE), "--site-dir", "loop"])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {project / 'loop'}: a loop of symbolic links; point it at a folder\n")
+    assert _snapshot(project) == before
 
 
 def test_a_marked_site_with_its_marker_removed_is_refused(project: Path, home: Path) -> None:

@@ -30,8 +30,6 @@ LEGACY = "trees.json"
 class Place:
     """Where one site folder's state and trees are."""
 
-    work: Path
-    """The project's ``.errdocs``."""
     target: Path
     """The site folder (absolute)."""
     folder: Path
@@ -46,7 +44,7 @@ class Place:
         folder = work / SITES / name
         folder.mkdir(parents=True, exist_ok=True)
         same = os.stat(folder).st_dev == os.stat(target.parent).st_dev
-        return cls(work, target, folder, folder if same else target.parent)
+        return cls(target, folder, folder if same else target.parent)
 
     @property
     def spare(self) -> Path:
@@ -76,12 +74,11 @@ class Place:
                                    "live_id": identity(self.target)}), "utf-8")
         os.replace(tmp, self.folder / STATE)
 
-    def clear(self, keep_spare: bool = True) -> None:
+    def clear(self) -> None:
         """Remove what an interrupted merge left in this site's folder (under the build lock,
         so no other build is using it)."""
-        keep = {STATE, self.spare.name} if keep_spare else {STATE}
         for child in self.folder.iterdir():
-            if child.name not in keep:
+            if child.name not in (STATE, self.spare.name):
                 _remove(child)
 
 
