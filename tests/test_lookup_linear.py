@@ -16,13 +16,14 @@ from click.testing import CliRunner
 from errdocs.cli import main
 from errdocs.lookup import build_index, lookup
 from errdocs.lookup.extract import MAX_LINE, candidates
-from errdocs.lookup.index import LookupIndex
+from errdocs.lookup.index import NOT_LINEAR, LookupIndex
 from errdocs.lookup.jsregex import Unconvertible
 from errdocs.lookup.linear import OPTIONS, Linear, Subject, convert
 from errdocs.model import build_catalog
 from errdocs.pipeline import check
 
 from .conftest import ROOT, SAMPLE
+from .helpers import record
 from .test_bench_lookup import _bench
 from .test_lookup_js import CASES, CONVERSIONS, TEXTS
 
@@ -210,3 +211,14 @@ def test_candidates_are_single_lines() -> None:
     # RE2's \z stands for Python's $ because messages never hold a newline.
     for case in CASES["cases"]:
         assert all("\n" not in m for m in candidates(case["text"]))
+
+
+def test_a_pattern_re2_lacks_is_mentioned_and_matched_by_its_template() -> None:
+    lacking = record("b1", slug="b", error_message="Mirror {a}-{b} failed",
+                     message_pattern=r"Mirror (?P<a>\w+)-(?P=a) failed")
+    index = build_index([lacking], build_catalog([lacking]))
+    assert [str(p) for p in index.unusable] == [
+        f"t.jsonl:1: record 'b1': field 'messagePattern': warning: {NOT_LINEAR}"]
+    assert index.problems == []  # not a fault of the record: the build says nothing
+    found = lookup(index, "Mirror ab-ab failed")
+    assert [(m.target.record_id, m.how.value) for m in found] == [("b1", "template")]

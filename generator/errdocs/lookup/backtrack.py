@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .patterns import SubPattern
+from .patterns import SubPattern, children
 
 Intervals = tuple[tuple[int, int], ...]
 """A set of code points, as sorted disjoint ``(low, high)`` ranges."""
@@ -44,6 +44,9 @@ MAX_PAIRS = 200_000
 """Pairs of positions explored at most; a pattern needing more is flagged (none of the kind
 seen in real data comes near)."""
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
+_CONTAINERS = frozenset({*_REPEATS, sre.SUBPATTERN, sre.BRANCH, sre.ASSERT, sre.ASSERT_NOT,
+                         sre.ATOMIC_GROUP, sre.GROUPREF_EXISTS})
+"""Items holding sequences."""
 
 
 def exponential(tree: SubPattern) -> bool:
@@ -64,39 +67,28 @@ def exponential(tree: SubPattern) -> bool:
 def _may_loop_ambiguously(items: list[tuple[object, object]]) -> bool:
     """Cheap pre-check: only a repeat of more than one character matcher can be ambiguous."""
     for op, av in items:
+        if op not in _CONTAINERS:
+            continue  # most items are literal characters
         if op in _REPEATS:
             _low, high, sub = av  # type: ignore[misc]
             body = list(sub)
             if high not in (0, 1) and not (len(body) == 1 and body[0][0] in _ATOMS):
                 return True
-        if any(_may_loop_ambiguously(child) for child in _children(op, av)):
+        if any(_may_loop_ambiguously(list(child)) for child in children(op, av)):  # type: ignore[call-overload]
             return True
     return False
-
-
-def _children(op: object, av: object) -> list[list[tuple[object, object]]]:
-    """The sequences inside an item (look-around bodies apart)."""
-    if op in _REPEATS:
-        return [list(av[2])]  # type: ignore[index]
-    if op is sre.SUBPATTERN:
-        return [list(av[3])]  # type: ignore[index]
-    if op is sre.ATOMIC_GROUP:
-        return [list(av)]  # type: ignore[call-overload]
-    if op is sre.BRANCH:
-        return [list(b) for b in av[1]]  # type: ignore[index]
-    if op is sre.GROUPREF_EXISTS:
-        return [list(a) for a in av[1:] if a is not None]  # type: ignore[index]
-    return []
 
 
 def _assertion_bodies(items: list[tuple[object, object]]) -> list[list[tuple[object, object]]]:
     """Look-around bodies, each matched on its own (they are zero-width in the automaton)."""
     found: list[list[tuple[object, object]]] = []
     for op, av in items:
+        if op not in _CONTAINERS:
+            continue
         if op in (sre.ASSERT, sre.ASSERT_NOT):
             found.append(list(av[1]))  # type: ignore[index]
-        for child in _children(op, av):
-            found.extend(_assertion_bodies(child))
+        for child in children(op, av):
+            found.extend(_assertion_bodies(list(child)))  # type: ignore[call-overload]
     return found
 
 

@@ -19,7 +19,7 @@ from ..problems import Problem, Severity
 from ..records import Origin, Record
 from .backtrack import exponential
 from .jsregex import JsRegex, Unconvertible, from_tree
-from .linear import Linear, re2_form
+from .linear import Linear, lacks
 from .memo import Memo, PatternFacts
 from .patterns import (
     Requirements,
@@ -218,12 +218,8 @@ def _javascript(tree: SubPattern) -> JsRegex | None:
 
 
 def _linear(tree: SubPattern) -> bool:
-    """Whether RE2 has a form of the pattern (for any message)."""
-    try:
-        re2_form(tree)
-    except Unconvertible:
-        return False
-    return True
+    """Whether RE2 has a form of the pattern (see :func:`.linear.lacks`)."""
+    return not lacks(list(tree))
 
 
 def _problem(record: Record, text: str) -> Problem:

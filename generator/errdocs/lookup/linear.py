@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import re2
 
 from .jsregex import Emitter, Unconvertible
-from .patterns import SubPattern, parse
+from .patterns import SubPattern, children, parse
 
 MAX_COUNT = 1000
 """RE2's largest repeat count."""
@@ -269,5 +269,27 @@ def _holds_dotless(op: object, av: object) -> bool:
         if member is sre.LITERAL and value in codes:
             return True
         if member is sre.RANGE and any(value[0] <= c <= value[1] for c in codes):
+            return True
+    return False
+
+
+_LACKED = frozenset({sre.ASSERT, sre.ASSERT_NOT, sre.GROUPREF, sre.GROUPREF_EXISTS,
+                     sre.ATOMIC_GROUP, sre.POSSESSIVE_REPEAT})
+
+
+def lacks(items: list[tuple[object, object]]) -> bool:
+    """Whether a parse tree uses what RE2 lacks (look-around, backreferences, conditionals,
+    atomic and possessive groups, counts over :data:`MAX_COUNT`): a quick look, for telling
+    the user, made once per pattern when the index is built. (:func:`re2_form`, which also
+    refuses a few rarer cases, decides.)"""
+    for op, av in items:
+        if op is sre.LITERAL:
+            continue  # most items
+        if op in _LACKED:
+            return True
+        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and max(
+                av[0], 0 if av[1] is sre.MAXREPEAT else av[1]) > MAX_COUNT:  # type: ignore[index]
+            return True
+        if any(lacks(list(child)) for child in children(op, av)):  # type: ignore[call-overload]
             return True
     return False

@@ -73,11 +73,12 @@ def _check_lookbehinds(items: list[tuple[object, object]]) -> None:
             low, high = av[1].getwidth()  # type: ignore[index]
             if low != high:
                 raise re.error("look-behind requires fixed-width pattern")
-        for sub in _children(op, av):
+        for sub in children(op, av):
             _check_lookbehinds(list(sub))
 
 
-def _children(op: object, av: object) -> list[object]:
+def children(op: object, av: object) -> list[object]:
+    """The sequences inside an item of a parse tree (look-around bodies included)."""
     if op in (sre.ASSERT, sre.ASSERT_NOT):
         return [av[1]]  # type: ignore[index]
     if op is sre.SUBPATTERN:
