@@ -119,7 +119,8 @@ def _paste(page: object, text: str) -> tuple[float, str | None]:
 
 def _search(page: object, text: str, first: str) -> float:
     """Type ``text`` into the header's search; seconds until the first result reads ``first``."""
-    page.evaluate("() => window.errdocsSearch.open('')")  # type: ignore[attr-defined]
+    page.evaluate("() => { window.errdocsSearch.open('');"  # type: ignore[attr-defined]
+                  " document.querySelector('[data-errdocs-search-list]').replaceChildren(); }")
     page.evaluate(HEARTBEAT)  # type: ignore[attr-defined]
     page.fill("[data-errdocs-search-query]", text)  # type: ignore[attr-defined]
     took = page.wait_for_function(  # type: ignore[attr-defined]
