@@ -24,7 +24,7 @@ from enum import Enum
 from importlib import metadata
 from pathlib import Path
 
-from . import paging
+from . import engine, paging
 from .model import Catalog, Group, GroupKind, shown_tags
 from .records import Record
 from .render import Page
@@ -187,6 +187,7 @@ def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
             parts += [str(path.relative_to(package)).encode(), path.read_bytes()]
     for tool in TOOLS:
         parts.append(f"{tool}=={_version(tool)}".encode())
+    parts.append(f"engine={engine.label()}".encode())  # MkDocs or ProperDocs built it
     parts += list(extra)
     return _hash(*parts)
 
