@@ -37,7 +37,7 @@ def test_front_matter_survives_any_id_or_repo(value: str) -> None:
 
 def test_a_source_link_only_to_https_github() -> None:
     good = _page(record("a1", github_url="https://github.com/o/r/blob/a/f.py#L3"))
-    assert "[View source on GitHub](https://github.com/o/r/blob/a/f.py#L3)" in good
+    assert "[View source on GitHub](https://github.com/o/r/blob/a/f.py#L3)\n" in good
     bad = _page(record("a1", github_url="javascript:alert(1)", file_path="f.py"))
     assert "View source" not in bad
     assert ("<code>f.py</code> · Source (not a GitHub link, shown as text): "
@@ -57,7 +57,8 @@ def test_every_text_is_bounded() -> None:
     page = _page(record("a1", error_message=long, file_path=long, message_pattern=long,
                         tags=(long,), error_class=long))
     assert long not in page
-    assert page.count("y" * MAX_TEXT_CHARS + " …") == 5  # title, class, pattern, path, tag
+    # title, the error as printed, class, pattern, path, tag
+    assert page.count("y" * MAX_TEXT_CHARS + " …") == 6
 
 
 @pytest.mark.parametrize("name", [
