@@ -73,3 +73,20 @@ def test_language_for_agrees_with_pygments(name: str) -> None:
     except ClassNotFound:
         expected = "text"
     assert language_for(name) == expected
+
+
+def test_new_header_and_fix_parts_escape_record_text() -> None:
+    hostile = "<script>alert(1)</script> [x](javascript:alert(1)) {: onclick=x }"
+    page = _page(record(
+        "a1", file_path="a.py", error_class="KeyError", error_message=hostile,
+        example_fix=f"# before: {hostile}\nx = 1\n# after: {hostile}\ny = 2",
+        analyzed_sha='abcdef1"><script>', analyzed_at=hostile, dataset_version=hostile))
+    body = page.split("\n---\n", 1)[1]  # the front matter is plain text, escaped where used
+    printed = f"``` {{.text .errdocs-printed}}\nKeyError: {hostile!r}\n```"
+    assert "<script>" not in body.replace(printed, "")
+    escaped = "&lt;script&gt;alert\\(1\\)&lt;/script&gt; \\[x\\]\\(javascript&#58;alert\\(1\\)\\)"
+    assert f"**Before:** {escaped}" in page and f"**After:** {escaped}" in page
+    # The error as printed is code: shown as it is, inside a fence nothing in it can close.
+    assert printed in body
+    # Neither a commit link nor a <time> from text that is not a hash or a date.
+    assert "/tree/" not in page and "<time" not in page
