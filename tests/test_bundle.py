@@ -49,7 +49,8 @@ def test_bundle_pages_load_nothing_from_the_network(bundle_zip: Path, tmp_path: 
     assert remote == set()
     seed = scan(folder / f"{sites.SEED_PAGE}.html")
     scripts = [url for tag, url in seed.links if tag == "script"]
-    assert scripts[0].endswith("assets/javascripts/iframe-worker-shim.js")  # not the CDN's
+    assert scripts[0].endswith("assets/javascripts/errdocs-worker.js")  # keeps the real Worker
+    assert scripts[1].endswith("assets/javascripts/iframe-worker-shim.js")  # not the CDN's
     assert seed.canonical is None  # no site_url: no link to .html addresses the host lacks
     index = (folder / "search" / "search_index.js").read_text("utf-8")
     assert index.startswith("var __index = ") and sites.SEED_MESSAGE[:20] in index

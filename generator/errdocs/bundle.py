@@ -8,7 +8,10 @@ site's ``docs/errors/`` and ``site/`` are never touched. Overrides:
 - Material's ``offline`` plugin (``use_directory_urls: false``, search index inlined as a script)
   and its ``search`` plugin: Pagefind cannot run from ``file://``, lunr can;
 - a local copy of the ``iframe-worker`` shim (Web Workers do not start from ``file://``) instead
-  of the CDN copy the offline plugin would add, so nothing is fetched from the network;
+  of the CDN copy the offline plugin would add, so nothing is fetched from the network; the
+  shim replaces ``window.Worker`` with a worker that runs on the page, so a script before it
+  keeps the browser's own for the paste box, whose worker (a Blob URL) starts from disk and
+  must run off the page (see ``lookup.js``);
 - no ``site_url``: canonical links would point at ``.html`` addresses the hosted site lacks;
 - no ``errdocs-lastmod``: the bundle has no use for sitemap dates and must not move the hosted
   site's.
@@ -27,7 +30,7 @@ from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
 from .errors import ErrdocsError
-from .model import GroupKind, group_key
+from .model import GroupKind, group_key, shown_tags
 from .pipeline import pages_for
 from .records import Record
 from .settings import Settings, read_config_data
@@ -36,6 +39,11 @@ from .write import MANIFEST, read_manifest, write_pages
 SHIM = Path(__file__).parent / "vendor" / "iframe-worker-shim.js"
 SHIM_URL = "assets/javascripts/iframe-worker-shim.js"
 """Where the shim goes in the bundle; the name must contain ``iframe-worker`` (see above)."""
+KEEP_WORKER_URL = "assets/javascripts/errdocs-worker.js"
+KEEP_WORKER = ("/* errdocs: the browser's own Worker, before iframe-worker-shim.js replaces it\n"
+               "   with one that runs on the page (lookup.js matches off the page). */\n"
+               "window.errdocsWorker = window.Worker;\n")
+"""The script that keeps it, loaded just before the shim."""
 DROPPED_PLUGINS = frozenset({"errdocs-lastmod", "search", "material/search", "offline",
                              "material/offline"})
 LEFT_OUT = ("*.map",)
@@ -114,6 +122,7 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
         write_pages(docs / settings.subtree, pages)
         (docs / SHIM_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SHIM, docs / SHIM_URL)
+        (docs / KEEP_WORKER_URL).write_text(KEEP_WORKER, "utf-8")
         config = run_mkdocs(
             settings.config_file, site, strict=False, adjust=_use_local_shim,
             docs_dir=str(docs), use_directory_urls=False, site_url="",
@@ -201,8 +210,9 @@ def _search_languages(config: MkDocsConfig) -> list[str]:
 
 
 def _use_local_shim(config: MkDocsConfig) -> None:
-    """Name the bundled shim as a polyfill before the offline plugin looks for one."""
-    config.extra["polyfills"] = [SHIM_URL]
+    """Name the bundled shim as a polyfill before the offline plugin looks for one (after the
+    script that keeps the browser's Worker)."""
+    config.extra["polyfills"] = [KEEP_WORKER_URL, SHIM_URL]
 
 
 def _plugin_name(entry: object) -> str:
@@ -212,7 +222,7 @@ def _plugin_name(entry: object) -> str:
 
 
 def _tag_keys(record: Record) -> set[str]:
-    return {k for k in (group_key(GroupKind.TAG, t) for t in record.tags) if k}
+    return {group_key(GroupKind.TAG, t) for t in shown_tags(record)}
 
 
 def _folder_name(output: Path) -> str:

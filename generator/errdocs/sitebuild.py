@@ -78,7 +78,8 @@ class ShardedReport:
     lookup_problems: tuple[Problem, ...] = ()
     """Record patterns the paste box's lookup could not use."""
     unconverted: int = 0
-    """Patterns with no JavaScript form (the paste box matches those by template)."""
+    """Patterns with no JavaScript form or too slow there (the paste box matches those by
+    template)."""
 
     @property
     def errors(self) -> list[Problem]:
