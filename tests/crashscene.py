@@ -104,9 +104,16 @@ def footprint(work: Path) -> dict[str, int]:
 
 
 def copy(source: Path, target: Path) -> Path:
-    """A copy keeping hard links (the spare tree shares its files with the units)."""
+    """A copy keeping hard links (the spare tree shares its files with the units), as if
+    built where it is: a site folder's state names the folder's inode, which a copy changes
+    (and a merge would then make its spare tree afresh, never updating it)."""
     shutil.rmtree(target, ignore_errors=True)
     subprocess.run(["cp", "-a", str(source), str(target)], check=True)
+    for path in target.glob(".errdocs/sites/*/state.json"):
+        state = json.loads(path.read_text("utf-8"))
+        site = os.stat(state["site"])
+        state["live_id"] = [site.st_dev, site.st_ino]
+        path.write_text(json.dumps(state), "utf-8")
     return target
 
 

@@ -41,6 +41,7 @@ from .crashscene import (
 pytestmark = pytest.mark.slow
 
 _STAGES = [(re.compile(pattern), stage) for pattern, stage in (
+    (r"^\.errdocs/build\.lock$", "lock"),
     (r"^\.errdocs/(scan-cache\.pickle\.new|lookup-memo)", "caches staged"),
     (r"^docs/errors/\.errdocs-manifest\.json$", "manifest"),
     (r"^docs/errors/", "generated pages"),
@@ -50,8 +51,9 @@ _STAGES = [(re.compile(pattern), stage) for pattern, stage in (
     (r"^\.errdocs/units/[^/]+/(\.errdocs/|files-|stamp\.json$)", "unit records"),
     (r"^\.errdocs/units/[^/]+/site(/|$)", "unit output swap"),
     (r"^\.errdocs/scan-cache\.pickle$", "caches kept"),
-    (r"^\.errdocs/trees\.json$", "merge state"),
-    (r"^\.errdocs/\.site-(spare|new-\w+)(/|$)", "spare tree"),
+    (r"^\.errdocs/sites/[^/]+/state\.json", "merge state"),
+    (r"^\.errdocs/sites/[^/]+/\.site-(spare|new-\w+)(/|$)", "spare tree"),
+    (r"^\.errdocs/sites(/[^/]+)?$", "merge set-up"),
     (r"^site$", "site swap"),
 )]
 _TEMPORARY = re.compile(r"(^|/)(\.tmp-[^/]*|[^/]*\.tmp)$")
@@ -124,17 +126,20 @@ def _check_next_build(scene: Scene, case: Path, dataset: str, scratch: Path,
     _no_bigger(footprint(work), clean[dataset], scene)
 
 
+_SPARE = re.compile(r"sites/[^/]+/\.site-spare/(.+)")
+
+
 def _no_bigger(files: dict[str, int], clean: dict[str, int], scene: Scene) -> None:
     """``.errdocs`` holds no file a clean history lacks, nor more bytes. The spare tree is one
     build behind, so it holds A's site or B's; and two files of each unit list what its last
     build rebuilt, which after a crash may be every page (its page list for MkDocs, and its
     sitemap-date state: issue 10's finding 8), so their sizes are not compared."""
-    spare = {p[len(".site-spare/"):] for p in files if p.startswith(".site-spare/")}
+    spare = {match.group(1) for p in files if (match := _SPARE.fullmatch(p))}
     sites = {k[len("site/"):] for cold in scene.cold.values() for k in cold
-             if k.startswith("site/")}
+             if k.startswith("site/")} | {".errdocs-site"}
     assert spare <= sites, sorted(spare - sites)
-    own = {p: n for p, n in files.items() if not p.startswith(".site-spare/")}
-    clean_own = {p: n for p, n in clean.items() if not p.startswith(".site-spare/")}
+    own = {p: n for p, n in files.items() if not _SPARE.fullmatch(p)}
+    clean_own = {p: n for p, n in clean.items() if not _SPARE.fullmatch(p)}
     assert own.keys() <= clean_own.keys(), sorted(own.keys() - clean_own.keys())
 
     def size(sizes: dict[str, int]) -> int:

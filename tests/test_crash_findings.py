@@ -106,10 +106,12 @@ def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:
     """Finding 9: a build killed during the merge left ``.errdocs/.site-new-*`` that no later
     build removed; a killed bundle left its temporary folder."""
     project, data = scene.case, scene.data
-    (project / ".errdocs" / "trees.json").unlink()  # no spare to trust: a tree is made anew
-    plan = faults.Plan(str(project), "kill", 5, match=".errdocs/.site-new-")
+    for remembered in (project / ".errdocs").glob("sites/*/state.json"):
+        remembered.unlink()  # no spare to trust: a tree is made anew
+    plan = faults.Plan(str(project), "kill", 5, match="/.site-new-")
     assert faults.run_forked(build(project, data["b"]), plan, scene.base).code == -9
-    assert [p.name[:10] for p in (project / ".errdocs").glob(".site-new-*")] == [".site-new-"]
+    assert [p.name[:10] for p in (project / ".errdocs").glob("sites/*/.site-new-*")] == [
+        ".site-new-"]
     assert tree(project / "site") == scene.site_a
     bundling = faults.Plan(str(project), "kill", 1, match="/site/")
     args = ["bundle", "-f", str(project / "mkdocs.yml"), "-o", str(scene.base / "x.zip"),
@@ -141,7 +143,7 @@ _KEPT = "; the previous site was left as it was\n"
      "docs/errors/.errdocs-manifest.json: permission denied: let errdocs write there, or "
      "choose another folder"),
     ("disk full for the site", faults.Plan("", "ENOSPC", 1, operation="link",
-                                           match=".errdocs/.site-spare/"),
+                                           match="/.site-spare/"),
      "{faulted}: the disk is full: free some space and try again"),
     ("read-only site folder", faults.Plan("", "EACCES", 1, operation="exchange"),
      "site: permission denied: let errdocs write there, or choose another folder"),

@@ -11,6 +11,7 @@ content), and the build date otherwise.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -58,6 +59,19 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
     pages = {key: {"digest": s.digest, "date": s.date} for key, s in sorted(stamps.items())}
     body = json.dumps({"version": STATE_VERSION, "pages": pages}, indent=1, sort_keys=True)
     atomic_write(path, (body + "\n").encode("utf-8"))
+
+
+def carry(sources: Iterable[Path], targets: Iterable[tuple[Path, Iterable[str]]]) -> None:
+    """Write into each target file the dates, found in any of ``sources``, of its pages.
+
+    Pages of a sharded build move between units when the number of units changes; their
+    dates are in the state of the unit they were in, which a unit does not read.
+    """
+    known: dict[str, Stamp] = {}
+    for source in sources:
+        known.update(read_state(source))
+    for target, pages in targets:
+        write_state(target, {p: known[p] for p in pages if p in known})
 
 
 def parse_date(value: object) -> date | None:

@@ -1,18 +1,22 @@
 """Assemble the site from the units' outputs, atomically and in time proportional to the change.
 
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
-one build behind, kept in the work folder (beside the site when that is on another file
-system). A merge brings the spare up to date — removing the files
-of units that changed and linking their new files — then swaps it with the live site in one
-step (Linux's ``renameat2(RENAME_EXCHANGE)``; two renames elsewhere), so readers never see a
-half-made site and a failure or a kill leaves the previous site as it was. The swap is the
-merge's commit: nothing after it can fail the build. When the spare cannot be trusted (first
-build, missing file lists, an interrupted merge), both trees are made afresh by linking every
-file. What a killed merge leaves behind is removed by the next build
-(:func:`clean_leftovers`).
+one build behind, kept with the site's own state in ``.errdocs/sites/ID/``
+(:mod:`errdocs.sitestate`; beside the site when that is on another file system). A merge
+brings the spare up to date — removing the files of units that changed and linking their
+new files — then swaps it with the live site by renames, so readers never see a half-made
+site and a failure leaves the previous site as it was. When the spare cannot be trusted
+(first build, missing file lists, an interrupted merge, a live site that is not the one the
+last merge put there), both trees are made afresh by linking every file.
 
-Each unit's ``sitemap.xml`` is merged into one. Files are copied instead of linked when the
-work folder is on another file system.
+The swap is one step where the system allows it (Linux's ``renameat2(RENAME_EXCHANGE)``), so
+a kill leaves either site, never none; elsewhere it is two renames and the next build puts the
+previous site back if a kill came between them. It is the merge's commit: what follows (keeping
+a spare tree) cannot fail the build.
+
+Each unit's ``sitemap.xml`` is merged into one, and the site gets errdocs' marker
+(:mod:`errdocs.siteowner`). Files are copied instead of linked when the work folder is on
+another file system.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ import ctypes
 import errno
 import functools
 import gzip
-import json
 import os
 import re
 import secrets
@@ -32,13 +35,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildFailed, naming
+from .siteowner import check_replaceable, discard, is_ours, mark
+from .sitestate import Place, forget_others, live_is_known
 from .write import atomic_write
 
 SITEMAP = "sitemap.xml"
 CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP})
 """Why a hard link may fail where a copy works: another file system, one without links, a
 file with too many links already."""
-TREES = "trees.json"
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 
@@ -84,65 +88,70 @@ def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
 
 
 def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
-    """Make ``target`` hold exactly the units' files (and one sitemap), atomically."""
+    """Make ``target`` hold exactly the units' files (and one sitemap), atomically.
+
+    ``target`` must be missing, empty or a site errdocs built (:mod:`errdocs.siteowner`)."""
     for unit in units:
         if not unit.site.is_dir():
             raise MergeError(f"{unit.site}: a unit's output is missing; build it first")
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    home = _home(work, target)
-    spare = home / f".{target.name}-spare"
-    state = _read_state(work)
-    sitemaps = [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()]
-    _write_state(work, {"live": state.get("live"), "spare": None})  # spare being changed
-    with naming(home):
-        if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
-                spare, state["spare"], units, work):
-            staging, fresh = spare, False
+    place = Place.of(work, target)
+    _recover(place)
+    place.clear()
+    forget_others(work, place)
+    state = place.read()
+    live_before = state.get("live") if live_is_known(place, state) else None
+    place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
+    spare, spare_before = place.spare, state.get("spare")
+    with naming(place.home):  # what fails to be written and names no file
+        if isinstance(spare_before, dict) and is_ours(spare) and _updated(
+                spare, spare_before, units, work):
+            staging, fresh_spare = spare, False
         else:
-            shutil.rmtree(spare, ignore_errors=True)
-            staging, fresh = _fresh(target, units, home), True
+            discard(spare, work)
+            staging, fresh_spare = _fresh(units, place), True
         try:
-            _write_sitemap(staging, sitemaps)
-            _swap(staging, target, home)  # the commit: from here on the new site is live
+            _finish_tree(staging, units)
+            _swap(staging, place, work)  # the commit: from here on the new site is live
         except BaseException:
-            if fresh:
+            _recover(place)
+            if staging != spare:
                 shutil.rmtree(staging, ignore_errors=True)
             raise
     # The site is built: a failure now only leaves no spare (the state says so), and the
     # next build makes one afresh.
     with contextlib.suppress(OSError):
-        _keep_spare(staging, None if fresh else state.get("live"), units, target, work,
-                    sitemaps)
+        _keep_spare(staging, None if fresh_spare else live_before, units, place, work)
 
 
-def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], target: Path,
-                work: Path, sitemaps: list[Path]) -> None:
-    """After the swap ``old`` holds the previous site: it becomes the spare when it can be
-    trusted (its units are known), else a spare is made afresh."""
-    wanted = {u.name: u.key for u in units}
-    home = old.parent
-    spare = home / f".{target.name}-spare"
-    if isinstance(old_units, dict) and old == spare and old.is_dir():
-        _write_state(work, {"live": wanted, "spare": old_units})
-        return
-    shutil.rmtree(old, ignore_errors=True)
-    made = _fresh(target, units, home)
-    _write_sitemap(made, sitemaps)
-    made.rename(spare)
-    _write_state(work, {"live": wanted, "spare": wanted})
-
-
-def _swap(staging: Path, target: Path, home: Path) -> None:
-    """Put ``staging`` in the place of ``target`` in one step; ``staging`` then holds the
-    previous site (or nothing, on a first build)."""
-    if not target.exists():
+def _swap(staging: Path, place: Place, work: Path) -> None:
+    """Put ``staging`` in the site's place; ``staging`` then holds the previous site (or
+    nothing, on a first build)."""
+    target, previous = place.target, place.previous
+    if not os.path.lexists(target):
         staging.rename(target)
-    elif not _exchange(staging, target):  # two renames: a kill in between is put right by
-        previous = home / f".{target.name}-previous"  # the next build (clean_leftovers)
-        shutil.rmtree(previous, ignore_errors=True)
+    elif not _exchange(staging, target):  # two renames: a kill between them is put right by
+        discard(previous, work)            # the next merge (_recover)
         target.rename(previous)
         staging.rename(target)
         previous.rename(staging)
+
+
+def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], place: Place,
+                work: Path) -> None:
+    """After the swap ``old`` holds the previous site: it becomes the spare when its units are
+    known (it was the spare being updated), else a spare is made afresh."""
+    wanted = {u.name: u.key for u in units}
+    if isinstance(old_units, dict) and old == place.spare and is_ours(old):
+        place.write(wanted, old_units)
+        return
+    if os.path.lexists(old):
+        discard(old, work)
+    made = _fresh(units, place)
+    _finish_tree(made, units)
+    made.rename(place.spare)
+    place.write(wanted, wanted)
 
 
 _AT_FDCWD = -100
@@ -171,34 +180,20 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(code, os.strerror(code), str(b))
 
 
-def clean_leftovers(target: Path, work: Path) -> None:
-    """Remove what a killed merge into ``target`` left: its staging trees, and the previous
-    site after a kill between two renames (put back when the site is missing). Only names
-    this module makes are touched. Call it holding the build lock."""
-    made = re.compile(rf"\.{re.escape(target.name)}-new-[a-z0-9_]{{8}}")
-    for home in {work, target.parent}:
-        if not home.is_dir():
-            continue
-        for child in home.glob(f".{target.name}-new-*"):
-            if made.fullmatch(child.name) and child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-        previous = home / f".{target.name}-previous"
-        if previous.is_dir() and not previous.is_symlink():
-            if target.exists():
-                shutil.rmtree(previous)
-            else:
-                previous.rename(target)
+def _recover(place: Place) -> None:
+    """Put the previous site back when a merge stopped between its two renames."""
+    if not os.path.lexists(place.target) and is_ours(place.previous):
+        place.previous.rename(place.target)
 
 
-def _home(work: Path, target: Path) -> Path:
-    """Where the spare tree lives: in the work folder when renames can reach the site from
-    there (the same file system), else beside the site."""
-    work.mkdir(parents=True, exist_ok=True)
-    return work if os.stat(work).st_dev == os.stat(target.parent).st_dev else target.parent
+def _finish_tree(tree: Path, units: Sequence[UnitOutput]) -> None:
+    """What a site tree holds besides the units' files: the merged sitemap and the marker."""
+    _write_sitemap(tree, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
+    mark(tree)
 
 
-def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
-    staging = _new_folder(home, f".{target.name}-new-")
+def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
+    staging = _new_folder(place.home, place.staging_prefix)
     try:
         for unit in units:
             _link_all(unit, staging)
@@ -229,6 +224,17 @@ def _link_all(unit: UnitOutput, tree: Path) -> None:
             if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
                 continue
             _link(Path(folder, name), out / name, unit.name)
+
+
+def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
+             work: Path) -> bool:
+    """:func:`_update`, False also when the tree turns out not to hold what ``before`` says
+    (a file already where a changed unit's file goes): then it is made afresh, where a
+    clash does mean two units wrote one file."""
+    try:
+        return _update(tree, before, units, work)
+    except MergeError:
+        return False
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
@@ -280,19 +286,6 @@ def _link(source: Path, target: Path, unit: str) -> None:
         if exc.errno not in CANNOT_LINK:
             raise  # a full disk, a read-only folder: copying would not do better
         shutil.copy2(source, target)  # another file system: copy instead
-
-
-def _read_state(work: Path) -> dict[str, object]:
-    try:
-        data = json.loads((work / TREES).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_state(work: Path, state: dict[str, object]) -> None:
-    work.mkdir(parents=True, exist_ok=True)
-    atomic_write(work / TREES, json.dumps(state).encode("utf-8"))
 
 
 def _write_sitemap(tree: Path, sitemaps: list[Path]) -> None:

@@ -162,9 +162,11 @@ def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
 
 
 def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
-    """What a record page shows besides its own line: its path and its links' labels/targets."""
+    """What a record page shows besides its own line: its path, its title (which depends on
+    the other records' messages) and its links' labels/targets."""
     record = light.record
-    return (light.line_hash, catalog.entries[record.id].path,
+    entry = catalog.entries[record.id]
+    return (light.line_hash, entry.path, entry.title,
             tuple((g.label, g.path) for g in record_groups(record, catalog)))
 
 

@@ -16,10 +16,12 @@ from pathlib import Path
 
 from . import journal, scratch
 from .errors import InputError, naming
+from .lastmod import carry
+from .lock import project_lock
 from .lookup import build_index
 from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
-from .merge import MergeError, UnitOutput, clean_leftovers, merge
+from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
 from .parallel import Workers
@@ -30,11 +32,24 @@ from .scan import STAGED_FILE, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
+from .siteowner import check_site_dir
 from .sitesearch import search_pages
-from .unitbuild import Context, UnitResult, base_config, is_current, to_render, unit_dir
+from .unitbuild import (
+    Context,
+    UnitResult,
+    base_config,
+    dates_enabled,
+    is_current,
+    to_render,
+    unit_dates,
+    unit_dir,
+    unit_pages,
+)
 from .write import MANIFEST, TEMPORARY, claim, update_manifest, write_changed
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
+_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS)
+"""Units MkDocs builds, whose pages have sitemap dates."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +94,8 @@ class ShardedReport:
     lookup_problems: tuple[Problem, ...] = ()
     """Record patterns the paste box's lookup could not use."""
     unconverted: int = 0
-    """Patterns with no JavaScript form (the paste box matches those by template)."""
+    """Patterns with no JavaScript form or too slow there (the paste box matches those by
+    template)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -117,19 +133,24 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     data) gives what a cold build gives.
     """
     work = settings.work_dir
-    with naming(settings.project_dir):  # the folder of a failed write that names no file
-        # Forked first, while this process holds no records (see parallel.Workers).
-        with Workers(1 if merge_only else jobs) as workers:
-            _clean_leftovers(settings, work)
-            prepared = _prepare(settings, paths, strict, full_text)
-            units = prepared.units
-            chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
-            pending = journal.read(work)
-            ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
-            pending = journal.record(work, pending, (  # before any unit writes a page
-                (page, key) for unit in dirty if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
-                for page, key in unit.page_keys if page in to_render(ctx, unit)))
-            results = _build(ctx, dirty, workers, show_progress)
+    if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
+        check_site_dir(settings, work)
+    # Workers forked first, while this process holds no records (see parallel.Workers), and
+    # before the lock is taken, so no worker shares it; naming: the folder of a failed write
+    # that names no file.
+    with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
+            project_lock(work):
+        _clean_leftovers(work)  # under the lock: no other build is using them
+        prepared = _prepare(settings, paths, strict, full_text)
+        units = prepared.units
+        chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+        pending = journal.read(work)
+        ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
+        _carry_dates(settings, prepared, dirty)
+        pending = journal.record(work, pending, (  # before any unit writes a page
+            (page, key) for unit in dirty if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
+            for page, key in unit.page_keys if page in to_render(ctx, unit)))
+        results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
         if selection is None:
             removed = update_manifest(settings.out_dir, sorted(prepared.generated),
@@ -160,11 +181,11 @@ def _to_build(ctx: Context, chosen: list[Unit],
     return replace(ctx, unsettled=frozenset(unsettled)), dirty
 
 
-def _clean_leftovers(settings: Settings, work: Path) -> None:
-    """Remove what killed builds left in the work folder and beside the site: only files
-    and folders errdocs names itself (temporary files, staging folders, unit outputs being
-    made). Temporary pages in the generated tree go on ``_hand_written``'s walk."""
-    clean_leftovers(settings.site_dir, work)
+def _clean_leftovers(work: Path) -> None:
+    """Remove what killed builds left in the work folder: only files and folders errdocs
+    names itself (temporary files, unit outputs being made, dead bundles' folders). Staging
+    trees are the merge's to clear (``sitestate.Place.clear``); temporary pages in the
+    generated tree go on ``_hand_written``'s walk."""
     if not work.is_dir():
         return
     scratch.remove_dead(work)
@@ -241,6 +262,21 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                 for g in catalog.groups[kind].values()})), strict, everything)
     return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
+
+
+def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
+    """When pages move between units (the number of record or hub units changed, or a unit's
+    folder is gone), give each unit about to be built the sitemap dates of its pages from
+    the units they were in. Nothing is read otherwise: a unit keeps its own pages' dates."""
+    work = prepared.ctx.work_dir
+    if not dirty:
+        return
+    have = {p.parent.parent.name: p for p in work.glob("units/*/.errdocs/lastmod.json")}
+    if not have or {u.name for u in prepared.units if u.kind in _DATED} == set(have) or (
+            not dates_enabled(settings)):
+        return  # a first build, or no page moved
+    carry(have.values(), [(unit_dates(unit_dir(work, u.name))[1], unit_pages(prepared.ctx, u))
+                          for u in dirty if u.kind in _DATED])
 
 
 def _build(ctx: Context, units: list[Unit], workers: Workers,
