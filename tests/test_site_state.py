@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from errdocs import merge
 from errdocs.cli import main
 from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
@@ -73,7 +74,9 @@ def test_two_site_dirs_in_turn_each_equal_a_cold_build(
 
 def test_a_failed_swap_puts_the_previous_site_back(
         tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The worst moment to fail: the old site renamed away, the new one not yet in its place.
+    # The worst moment to fail where the swap is two renames (Linux swaps in one step,
+    # renameat2): the old site renamed away, the new one not yet in its place.
+    monkeypatch.setattr(merge, "_exchange", lambda staging, target: False)
     site = project / "site"
     _build(project, SAMPLE, site)
     before = _tree(site)
@@ -90,7 +93,8 @@ def test_a_failed_swap_puts_the_previous_site_back(
     result = CliRunner().invoke(main, ["build", str(data), "-f", str(project / "mkdocs.yml"),
                                        "--site-url", SITE_URL])
     assert (result.exit_code, result.output) == (
-        1, f"Error: {site}: the disk is full: free some space and build again\n")
+        1, f"Error: {site}: the disk is full: free some space and try again; the previous site "
+        "was left as it was\n")
     assert failed and _tree(site) == before
     monkeypatch.setattr(Path, "rename", rename)
     _build(project, data, site)
