@@ -15,17 +15,13 @@ from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
 
 from .conftest import ROOT, SAMPLE, copy_project
+from .test_sharded import _tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
 SITE_URL = "https://example.org/docs/"
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
