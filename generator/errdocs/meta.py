@@ -26,7 +26,7 @@ MAX_KEYWORDS = 10
 """Tags kept as keywords."""
 _GITHUB_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _KIND_WORDS = {GroupKind.TAG: "tagged", GroupKind.CATEGORY: "in the category",
-               GroupKind.REPO: "raised in"}
+               GroupKind.REPO: "raised in", GroupKind.FAMILY: "with the message"}
 
 
 def record_meta(record: Record, tags: list[str]) -> dict[str, object]:
@@ -58,6 +58,9 @@ def group_meta(group: Group) -> dict[str, object]:
 
 def list_meta(kind: GroupKind, count: int) -> dict[str, object]:
     """The ``errdocs`` front matter of the page listing every tag, category or repository."""
+    if kind is GroupKind.FAMILY:
+        return {"kind": kind.value, "description": f"All {count} errors of the catalogue "
+                "raised in several projects, with their error counts."}
     what = {GroupKind.TAG: "tags", GroupKind.CATEGORY: "categories",
             GroupKind.REPO: "repositories"}[kind]
     return {"kind": kind.value,
@@ -121,4 +124,5 @@ def github_repo_url(repo: str) -> str | None:
 
 
 def _kind_name(kind: GroupKind) -> str:
-    return {GroupKind.TAG: "tag", GroupKind.CATEGORY: "category", GroupKind.REPO: "repo"}[kind]
+    return {GroupKind.TAG: "tag", GroupKind.CATEGORY: "category", GroupKind.REPO: "repo",
+            GroupKind.FAMILY: "family"}[kind]

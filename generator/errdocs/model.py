@@ -1,18 +1,22 @@
-"""Stage 3, model: place every record at a stable URL and group records by tag, category and
-repository. Everything here is light (no record text), so it stays small at any scale."""
+"""Stage 3, model: place every record at a stable URL, group records by tag, category,
+repository and family (the same error in several repositories, :mod:`errdocs.family`), and
+index which records each page lists as related (:mod:`errdocs.related`). Everything here is
+light (no record text), so it stays small at any scale."""
 
 from __future__ import annotations
 
 import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from markupsafe import Markup
 
+from .family import family_label, message_key
 from .paths import disambiguate, segment
 from .records import Record
+from .related import Related, Relations, build_relations
 from .schema import MAX_LIST_ITEMS
 
 
@@ -22,6 +26,7 @@ class GroupKind(Enum):
     TAG = "tags"
     CATEGORY = "categories"
     REPO = "repos"
+    FAMILY = "families"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +41,10 @@ class Entry:
     """The error message template."""
     repo: str
     """``owner/name`` as written in the record."""
+    file: str | None = None
+    """The raising file, as written in the record."""
+    line: int | None = None
+    """The raising line."""
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -57,6 +66,11 @@ class Group:
     entries: tuple[Entry, ...]
     """Its records, sorted by message, repository and path."""
 
+    @property
+    def repo_count(self) -> int:
+        """How many repositories its records are raised in."""
+        return len({group_key(GroupKind.REPO, e.repo) for e in self.entries})
+
 
 @dataclass(frozen=True)
 class Catalog:
@@ -65,11 +79,24 @@ class Catalog:
     entries: dict[str, Entry]
     """Record id to its entry."""
     groups: dict[GroupKind, dict[str, Group]]
-    """Kind, then group key, to group."""
+    """Kind, then group key, to group. Families have a group only when they span two or
+    more repositories."""
+    relations: Relations = field(default_factory=Relations)
+    """Which records each record page lists as related."""
 
     def group_of(self, kind: GroupKind, value: str) -> Group:
         """The group a raw tag / category / repository value belongs to."""
         return self.groups[kind][group_key(kind, value)]
+
+    def related(self, record: Record) -> Related:
+        """The related lists of ``record``'s page."""
+        category = group_key(GroupKind.CATEGORY, record.background_tag or "")
+        return self.relations.of(record.id, message_key(record.error_message), category,
+                                 self.entries)
+
+    def family_of(self, record: Record) -> Group | None:
+        """The family page ``record`` is listed on, if its family has one."""
+        return self.groups[GroupKind.FAMILY].get(message_key(record.error_message))
 
     @property
     def repo_count(self) -> int:
@@ -77,7 +104,10 @@ class Catalog:
 
 
 def group_key(kind: GroupKind, value: str) -> str:
-    """Tags and categories group case- and blank-insensitively; repositories by name."""
+    """Tags and categories group case- and blank-insensitively; repositories by name;
+    families by message, placeholders and values left out."""
+    if kind is GroupKind.FAMILY:
+        return message_key(value)
     return " ".join(value.split()).casefold()
 
 
@@ -106,9 +136,15 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         suffix = segment(record.id)[:8].rstrip("-.")
         name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
         path = f"{repo_dir}/{name}.md"
-        entries[record.id] = Entry(record.id, path, record.error_message, record.repo)
-    groups = {kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind}
-    return Catalog(entries, groups)
+        entries[record.id] = Entry(record.id, path, record.error_message, record.repo,
+                                   record.file_path, record.line_number)
+    groups = {kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind
+              if kind is not GroupKind.FAMILY}
+    relations = build_relations(
+        ((r.id, message_key(r.error_message),
+          group_key(GroupKind.CATEGORY, r.background_tag or "")) for r in records), entries)
+    groups[GroupKind.FAMILY] = _families(relations, entries)
+    return Catalog(entries, groups, relations)
 
 
 def _repo_dirs(repos: Iterable[str]) -> dict[str, str]:
@@ -143,6 +179,22 @@ def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
         label = min(spellings[key].items(), key=lambda item: (-item[1], item[0]))[0]
         ordered = tuple(sorted(set(members[key]), key=lambda e: e.sort_key))
         groups[key] = Group(kind, key, label, path, ordered)
+    return groups
+
+
+def _families(relations: Relations, entries: dict[str, Entry]) -> dict[str, Group]:
+    """A group for each family over two or more repositories, labelled with its most
+    common message, variable parts shown as "…"."""
+    taken: set[str] = set()
+    groups = {}
+    for key in sorted(relations.family_repos):
+        members = [entries[i] for i in relations.families[key]]
+        spellings = Counter(family_label(e.message) for e in members)
+        label = min(spellings.items(), key=lambda item: (-item[1], item[0]))[0]
+        name = disambiguate(segment(key), taken, segment(key + "#"))
+        path = f"{GroupKind.FAMILY.value}/{name}.md"
+        groups[key] = Group(GroupKind.FAMILY, key, label, path,
+                            tuple(sorted(members, key=lambda e: e.sort_key)))
     return groups
 
 

@@ -1,8 +1,9 @@
 """Pass 1 of a sharded build: read every record once and keep only what the catalogue needs.
 
 Memory stays bounded: for each good record only a light :class:`Record` (id, repository, slug,
-message, pattern, class, tags, category, analysis time, and what the error means cut to a
-meta description's length, for the site's search) is kept, with a hash of its JSON line and
+message, pattern, class, tags, category, analysis time, raising file and line (for the related
+lists), and what the error means cut to a meta description's length, for the site's search) is
+kept, with a hash of its JSON line and
 where to read it again (a file and a byte offset). Pass 2 re-reads records unit by unit
 (:func:`read_records`).
 
@@ -36,7 +37,7 @@ from .problems import Problem
 from .records import Origin, Record
 from .validate import Validator
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 CACHE_FILE = "scan-cache.pickle"
 STAGED_FILE = "scan-cache.pickle.new"
 
@@ -53,6 +54,8 @@ class Cached(NamedTuple):
     tags: tuple[str, ...]
     background_tag: str | None
     error_class: str | None
+    file_path: str | None
+    line_number: int | None
     description: str
     digest: str
 
@@ -151,8 +154,8 @@ def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
     if len(validator.problems) == before and digest is not None:
         fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
                             record.message_pattern, record.analyzed_at, record.tags,
-                            record.background_tag, record.error_class,
-                            describe_record(record), digest)
+                            record.background_tag, record.error_class, record.file_path,
+                            record.line_number, describe_record(record), digest)
     return _make_light(record, line, key)
 
 
@@ -166,7 +169,8 @@ def _make_light(fields: Cached | Record, line: _Line, key: bytes) -> Light:
                     message_pattern=fields.message_pattern, origin=line.origin,
                     analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, fields.tags)),
                     background_tag=_intern(fields.background_tag),
-                    error_class=_intern(fields.error_class), documentation=description)
+                    error_class=_intern(fields.error_class), documentation=description,
+                    file_path=_intern(fields.file_path), line_number=fields.line_number)
     return Light(record, key.hex(), line.source, line.offset)
 
 
