@@ -59,8 +59,9 @@ def group_meta(group: Group) -> dict[str, object]:
 def list_meta(kind: GroupKind, count: int) -> dict[str, object]:
     """The ``errdocs`` front matter of the page listing every tag, category or repository."""
     if kind is GroupKind.FAMILY:
-        return {"kind": kind.value, "description": f"All {count} errors of the catalogue "
-                "raised in several projects, with their error counts."}
+        noun = "error" if count == 1 else "errors"
+        return {"kind": kind.value, "description": f"The {count} {noun} of the catalogue "
+                "raised in several projects, with their record counts."}
     what = {GroupKind.TAG: "tags", GroupKind.CATEGORY: "categories",
             GroupKind.REPO: "repositories"}[kind]
     return {"kind": kind.value,

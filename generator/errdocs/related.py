@@ -147,17 +147,21 @@ def _runs(ids: Sequence[str], entries: Mapping[str, Located]) -> tuple[int, ...]
 def _same_message(members: Sequence[str], starts: Sequence[int], path: str,
                   entries: Mapping[str, Located]) -> tuple[str, ...]:
     """One record of each other repository (the first of its run), taking the repositories
-    after the record's own in turn, then the rest of its own repository's run."""
+    after the record's own in turn; then the other records of other repositories; then the
+    rest of its own repository's run. Lazy: at most MAX_RELATED are looked at past the
+    first phase (which runs into the second only when there are fewer repositories)."""
     if not members:
         return ()
     index = bisect_left(members, path, key=lambda i: entries[i].path)
     run = bisect_right(starts, index) - 1
     first = starts[run]
     end = starts[run + 1] if run + 1 < len(starts) else len(members)
-    others = (members[starts[(run + step) % len(starts)]] for step in range(1, len(starts)))
+    firsts = (members[starts[(run + step) % len(starts)]] for step in range(1, len(starts)))
+    rest = (members[i] for i in _around(first, end, len(members))
+            if starts[bisect_right(starts, i) - 1] != i)
     own = (members[first + (index - first + step) % (end - first)]
            for step in range(1, end - first))
-    return tuple(islice(chain(others, own), MAX_RELATED))
+    return tuple(islice(chain(firsts, rest, own), MAX_RELATED))
 
 
 def _same_file(members: Sequence[str], me: Located,
