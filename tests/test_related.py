@@ -30,7 +30,7 @@ def test_four_records_of_one_message_in_one_repository_list_each_other() -> None
         assert (lists.family_size, lists.family_repos) == (4, 1)
     assert catalog.groups[GroupKind.FAMILY] == {}  # one repository: no family page
     page = render_record(records[0], catalog).content
-    assert "### The same message in this repository" in page
+    assert "<h3>Same message in this repository</h3>" in page
     assert "- [value is not valid UTF-8](s1.md) — <code>f1.rs</code>" in page
 
 
@@ -48,7 +48,7 @@ def test_a_message_in_several_repositories_gets_a_family_page() -> None:
     # One of each other repository first, then the rest of its own.
     assert [catalog.entries[i].repo for i in lists.same_message] == ["o1/r", "o2/r", "o0/r"]
     page = render_record(records[0], catalog).content
-    assert "### The same error in other projects" in page
+    assert "<h3>Same error in other projects</h3>" in page
     assert f"Raised in 3 projects: [all 4 records](../../{family.path})." in page
 
 
@@ -66,8 +66,8 @@ def test_same_file_lists_the_nearest_lines_first_and_category_the_other_files() 
     assert len(lists.same_category) == MAX_RELATED
     assert {catalog.entries[i].file for i in lists.same_category} == {"b0.py", "b1.py"}
     page = render_record(records[0], catalog).content
-    assert "### Other errors in this file" in page
-    assert "### Other errors of this category in this repository" in page
+    assert "<h3>Same file</h3>" in page
+    assert "<h3>Same category in this repository</h3>" in page
     assert "— line 101" in page and "— <code>b0.py</code>" in page
 
 
