@@ -64,7 +64,9 @@ def _masked(text: str) -> str:
     pass that changes something turns characters other than marks into fewer marks, so it
     ends."""
     while True:
-        masked = _MARKS.sub(MARK, _VARIABLE.sub(MARK, text))
+        masked = _VARIABLE.sub(MARK, text)
+        if MARK + MARK in masked:
+            masked = _MARKS.sub(MARK, masked)
         if masked == text:
             return masked
         text = masked

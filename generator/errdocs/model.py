@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from markupsafe import Markup
@@ -45,6 +45,9 @@ class Entry:
     """The raising file, as written in the record."""
     line: int | None = None
     """The raising line."""
+    family: str | None = None
+    """Its family's key (:func:`errdocs.family.message_key`) when the family has two or more
+    records: kept so a page's lists need not normalise its message again."""
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -91,12 +94,13 @@ class Catalog:
     def related(self, record: Record) -> Related:
         """The related lists of ``record``'s page."""
         category = group_key(GroupKind.CATEGORY, record.background_tag or "")
-        return self.relations.of(record.id, message_key(record.error_message), category,
+        return self.relations.of(record.id, self.entries[record.id].family, category,
                                  self.entries)
 
     def family_of(self, record: Record) -> Group | None:
         """The family page ``record`` is listed on, if its family has one."""
-        return self.groups[GroupKind.FAMILY].get(message_key(record.error_message))
+        family = self.entries[record.id].family
+        return None if family is None else self.groups[GroupKind.FAMILY].get(family)
 
     @property
     def repo_count(self) -> int:
@@ -138,12 +142,16 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         path = f"{repo_dir}/{name}.md"
         entries[record.id] = Entry(record.id, path, record.error_message, record.repo,
                                    record.file_path, record.line_number)
-    groups = {kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind
-              if kind is not GroupKind.FAMILY}
     relations = build_relations(
         ((r.id, message_key(r.error_message),
           group_key(GroupKind.CATEGORY, r.background_tag or "")) for r in records), entries)
-    groups[GroupKind.FAMILY] = _families(relations, entries)
+    for key, members in relations.families.items():
+        for record_id in members:
+            entries[record_id] = replace(entries[record_id], family=key)
+    groups: dict[GroupKind, dict[str, Group]] = {
+        kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind
+        if kind is not GroupKind.FAMILY}
+    groups[GroupKind.FAMILY] = family_groups(relations, entries)
     return Catalog(entries, groups, relations)
 
 
@@ -182,14 +190,16 @@ def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
     return groups
 
 
-def _families(relations: Relations, entries: dict[str, Entry]) -> dict[str, Group]:
+def family_groups(relations: Relations, entries: dict[str, Entry]) -> dict[str, Group]:
     """A group for each family over two or more repositories, labelled with its most
     common message, variable parts shown as "…"."""
     taken: set[str] = set()
     groups = {}
     for key in sorted(relations.family_repos):
         members = [entries[i] for i in relations.families[key]]
-        spellings = Counter(family_label(e.message) for e in members)
+        spellings: Counter[str] = Counter()
+        for message, count in Counter(e.message for e in members).items():
+            spellings[family_label(message)] += count  # each distinct message masked once
         label = min(spellings.items(), key=lambda item: (-item[1], item[0]))[0]
         name = disambiguate(segment(key), taken, segment(key + "#"))
         path = f"{GroupKind.FAMILY.value}/{name}.md"

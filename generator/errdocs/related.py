@@ -70,16 +70,17 @@ class Relations:
     fixed: dict[str, Related] = field(default_factory=dict)
     """Lists already computed: all a worker gets, for its unit's records (:meth:`only`)."""
 
-    def of(self, record_id: str, family: str, category: str,
+    def of(self, record_id: str, family: str | None, category: str,
            entries: Mapping[str, Located]) -> Related:
-        """The lists of one record, given its family key and category key ("" for none)."""
+        """The lists of one record, given its family key (None when it has no relative of
+        its message) and category key ("" for none)."""
         known = self.fixed.get(record_id)
         if known is not None:
             return known
         me = entries[record_id]
         repo = _repo_dir(me.path)
-        members = self.families.get(family, ())
-        starts = self.family_repos.get(family, (0,))
+        members = self.families.get(family, ()) if family is not None else ()
+        starts = self.family_repos.get(family, (0,)) if family is not None else (0,)
         return Related(
             _same_message(members, starts, me.path, entries),
             _same_file(self.files.get((repo, me.file or ""), ()), me, entries),
@@ -172,7 +173,8 @@ def _same_file(members: Sequence[str], me: Located,
     line = me.line or 0
     index = bisect_left(members, (line, me.path),
                         key=lambda i: (entries[i].line or 0, entries[i].path))
-    below, above, chosen = index - 1, index + 1, []
+    below, above = index - 1, index + 1
+    chosen: list[str] = []
     while len(chosen) < MAX_RELATED and (below >= 0 or above < len(members)):
         down = line - (entries[members[below]].line or 0) if below >= 0 else math.inf
         up = (entries[members[above]].line or 0) - line if above < len(members) else math.inf
@@ -192,7 +194,7 @@ def _same_category(members: Sequence[str], me: Located,
     if not members:
         return ()
 
-    def order(i: str) -> tuple[object, ...]:
+    def order(i: str) -> Any:  # compared with shorter tuples and with math.inf: not typed
         return _place(entries[i])
 
     if me.file:
@@ -201,7 +203,8 @@ def _same_category(members: Sequence[str], me: Located,
     else:
         start = bisect_left(members, _place(me), key=order)
         end = start + 1
-    return tuple(members[i] for i in islice(_around(start, end, len(members)), MAX_RELATED))
+    after = tuple(members[end:end + MAX_RELATED])
+    return after + tuple(members[:min(start, MAX_RELATED - len(after))])
 
 
 def _around(start: int, end: int, count: int) -> Iterator[int]:
