@@ -28,11 +28,15 @@ SHOWN_MARK = "…"
 _QUOTED = "|".join(f"{open_}[^{close}\\n]{{0,200}}{close}" for open_, close in
                    (("'", "'"), ('"', '"'), ("`", "`"), ("‘", "’"), ("“", "”")))
 _VARIABLE = re.compile(
+    # Every part below starts with one of these: most positions of a message fail here, at
+    # once, instead of trying each part (a third of the time of a key).
+    r"(?=['\"`‘“${%\d])(?:"
     rf"(?<!\w)(?:{_QUOTED})(?!\w)"  # a quoted value
     r"|\$?\{[^{}\n]{0,80}\}"  # {name}, {}, {0}, {0:#04x}, ${x}
     r"|%(?:\([^()\n]{1,40}\))?[-+#0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(?:hh|h|ll|l|L|q|j|z|t)?"
     r"[diouxXeEfFgGcrsaApvqwTb]"  # printf: %s, %5.2f, %(name)s, %v
     r"|(?<![\w.])(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)*)"  # a number, maybe with a unit (5ms)
+    r")"
 )
 _MARKS = re.compile(f"{MARK}+")
 

@@ -67,6 +67,9 @@ class Relations:
     """(repository folder, file) to its records, sorted by line and path; two or more."""
     categories: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     """(repository folder, category key) to its records, sorted by file, line and path."""
+    category_files: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    """The file of each record of :attr:`categories` ("" for none), in the same order: a
+    record's file's run is found by bisecting plain strings."""
     fixed: dict[str, Related] = field(default_factory=dict)
     """Lists already computed: all a worker gets, for its unit's records (:meth:`only`)."""
 
@@ -84,7 +87,8 @@ class Relations:
         return Related(
             _same_message(members, starts, me.path, entries),
             _same_file(self.files.get((repo, me.file or ""), ()), me, entries),
-            _same_category(self.categories.get((repo, category), ()), me, entries),
+            _same_category(self.categories.get((repo, category), ()),
+                           self.category_files.get((repo, category), ()), me, entries),
             max(1, len(members)), len(starts))
 
     def only(self, lists: dict[str, Related]) -> Relations:
@@ -109,12 +113,14 @@ def build_relations(rows: Iterable[tuple[str, str, str]],
         if category:
             _add(categories, (repo, category), record_id)
     by_family = _sorted(families, lambda i: entries[i].path)
+    by_category = _sorted(categories, lambda i: _place(entries[i]))
     return Relations(
         by_family,
         {key: starts for key, ids in by_family.items()
          if len(starts := _runs(ids, entries)) > 1},
         _sorted(files, lambda i: (entries[i].line or 0, entries[i].path)),
-        _sorted(categories, lambda i: _place(entries[i])))
+        by_category,
+        {key: tuple(entries[i].file or "" for i in ids) for key, ids in by_category.items()})
 
 
 def _add(groups: dict[K, str | list[str]], key: K, record_id: str) -> None:
@@ -187,21 +193,15 @@ def _same_file(members: Sequence[str], me: Located,
     return tuple(chosen)
 
 
-def _same_category(members: Sequence[str], me: Located,
+def _same_category(members: Sequence[str], files: Sequence[str], me: Located,
                    entries: Mapping[str, Located]) -> tuple[str, ...]:
     """Records of the category in other files: those after ``me``'s file in path order, then
     those before it. A record without a file is its own "file"."""
     if not members:
         return ()
-
-    def order(i: str) -> Any:  # compared with shorter tuples and with math.inf: not typed
-        return _place(entries[i])
-
-    if me.file:
-        start = bisect_left(members, (me.file,), key=order)
-        end = bisect_left(members, (me.file, math.inf), key=order)
-    else:
-        start = bisect_left(members, _place(me), key=order)
+    start, end = bisect_left(files, me.file or ""), bisect_right(files, me.file or "")
+    if not me.file:  # ``me`` alone, among the records without a file
+        start = bisect_left(members, _place(me), start, end, key=lambda i: _place(entries[i]))
         end = start + 1
     after = tuple(members[end:end + MAX_RELATED])
     return after + tuple(members[:min(start, MAX_RELATED - len(after))])
