@@ -11,13 +11,17 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from playwright.sync_api import Browser, sync_playwright
+import pytest
 
 from errdocs.bundle import BundleReport, make_bundle
 from errdocs.pipeline import check
 from errdocs.settings import Settings, load_settings
 from errdocs.sitebuild import ShardedReport, build_sharded
+
+if TYPE_CHECKING:  # Playwright is needed by the browser tests only
+    from playwright.sync_api import Browser
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -58,6 +62,11 @@ def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleR
 @contextlib.contextmanager
 def chromium() -> Iterator[Browser]:
     """Headless Debian Chromium through Playwright, closed afterwards."""
+    try:  # imported late: the tests that drive no browser run without Playwright
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright is not installed")
+
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                               args=CHROMIUM_ARGS)

@@ -97,6 +97,21 @@ def test_show_prints_the_page_in_the_terminal() -> None:
     assert " - Never construct MlxLaunch objects with ad-hoc mode strings" in lines
 
 
+def test_show_without_source_code_start_prints_the_excerpt_unnumbered(tmp_path: Path) -> None:
+    # Issue 12: `--show` raised TypeError on a record with sourceCode but no sourceCodeStart.
+    record = {"id": "n1", "repo": "o/r", "slug": "n", "errorMessage": "Disk {d} is gone",
+              "sourceCode": "def f():\n    raise OSError('Disk x is gone')\n",
+              "lineNumber": 12, "filePath": "f.py"}
+    data = tmp_path / "n.jsonl"
+    data.write_text(json.dumps({"record": record}) + "\n")
+    result = CliRunner().invoke(main, ["lookup", "--no-cache", "--show", "--records", str(data),
+                                       "Disk sda is gone"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "  def f():" in lines  # no number: nothing says which file lines these are
+    assert "      raise OSError('Disk x is gone')" in lines
+
+
 def test_hostile_record_text_cannot_drive_the_terminal(tmp_path: Path) -> None:
     hostile = {"id": "h1", "repo": "o/r", "slug": "h",
                "errorMessage": "\x1b]0;pwned\x07Boom {x} \u202etxt.exe",

@@ -50,8 +50,10 @@ def _paste_and_follow(browser, url: str, text: str) -> tuple[list[str], list[str
         first = page.locator(".errdocs-lookup__results li a").first
         first.wait_for(timeout=10_000)
         results = page.locator(".errdocs-lookup__results li").all_inner_texts()
-        first.click()
-        page.wait_for_load_state()
+        # Wait for the navigation the click starts, not for a load state the page already has
+        # (read too early, the H1 was the old page's on a busy machine).
+        with page.expect_navigation():
+            first.click()
         heading = page.locator("article h1").first.inner_text()
         data = [u.split("errors/assets/lookup/")[1] for u in loaded if "assets/lookup/" in u]
         assert errors == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from ..escape import safe_url
-from ..excerpt import excerpt_of
+from ..excerpt import Excerpt, excerpt_of
 from ..records import Record
 from .match import Match
 from .report import one_line, safe, why
@@ -72,17 +72,24 @@ def _source(record: Record) -> str:
     if url := safe_url(record.github_url, host="github.com"):
         lines.append(url)
     if excerpt is not None:
-        code = excerpt.code.split("\n")
-        centre = (excerpt.marked or 1) - 1
-        start = max(0, centre - CONTEXT) if excerpt.marked else 0
-        shown = code[start : start + 2 * CONTEXT + 1]
-        width = len(str(excerpt.first_line + start + len(shown)))
-        lines.append("")
-        for offset, text in enumerate(shown):
-            number = excerpt.first_line + start + offset
-            mark = ">" if excerpt.marked and start + offset + 1 == excerpt.marked else " "
-            lines.append(f"{mark} {number:>{width}} | {safe(text.expandtabs(4))}".rstrip())
+        lines += ["", *_excerpt_lines(excerpt)]
     return "\n".join(lines) if len(lines) > 1 else ""
+
+
+def _excerpt_lines(excerpt: Excerpt) -> list[str]:
+    """Up to ``2 * CONTEXT + 1`` lines around the mark, numbered when the record says where
+    the excerpt starts (without ``sourceCodeStart`` no number would be true, so none is shown)."""
+    code = excerpt.code.split("\n")
+    start = max(0, excerpt.marked - 1 - CONTEXT) if excerpt.marked else 0
+    shown = code[start : start + 2 * CONTEXT + 1]
+    first = excerpt.first_line
+    width = 0 if first is None else len(str(first + start + len(shown)))
+    out = []
+    for offset, text in enumerate(shown):
+        mark = ">" if excerpt.marked and start + offset + 1 == excerpt.marked else " "
+        number = "" if first is None else f" {first + start + offset:>{width}} |"
+        out.append(f"{mark}{number} {safe(text.expandtabs(4))}".rstrip())
+    return out
 
 
 def _numbered(title: str, items: tuple[str, ...], bullet: str) -> str:
