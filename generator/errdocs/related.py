@@ -11,6 +11,7 @@ only records that have a relative (one pointer a record in each), not a list per
 from __future__ import annotations
 
 import math
+import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,7 +107,7 @@ def build_relations(rows: Iterable[tuple[str, str, str]],
     categories: dict[tuple[str, str], str | list[str]] = {}
     for record_id, family, category in rows:
         entry = entries[record_id]
-        repo = _repo_dir(entry.path)
+        repo = sys.intern(_repo_dir(entry.path))  # one string a repository, not a record
         _add(families, family, record_id)
         if entry.file:
             _add(files, (repo, entry.file), record_id)
