@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -161,3 +162,44 @@ def test_an_oversized_record_gets_a_bounded_page_and_warnings(
         in page
     assert len(page.encode()) < 40_000
     assert (project / "site" / "errors" / "acme" / "widgets" / "big" / "index.html").is_file()
+
+
+def test_broken_bytes_and_many_tags_cost_their_own_record_in_check_and_build_alike(
+        hostile_project: Path) -> None:
+    """Findings 5 and 6 and issue 12's bare CR: a Latin-1 byte in the first record, a line
+    ended by a lone CR, a NUL and a record with 150 tags. ``check`` and ``build`` print the
+    same problems and every other record gets its page; the page shows the first 100 tags."""
+    lines = HOSTILE.read_bytes().split(b"\n")
+    lines[0] = lines[0].replace(b"must get its page", b"caf\xe9 must get its page")
+    lines[10] += b"\r" + lines.pop(11)  # the first two "dup" lines, joined by a lone CR
+    lines.insert(12, b'{"id": "nul\x00", "repo": "acme/widgets"}')  # the line the pop freed
+    tags = [f"tag-{n:03}" for n in range(150)]
+    many = {"id": "many-tags", "repo": "acme/widgets", "slug": "many-tags",
+            "errorMessage": "Widget many-tags failed", "tags": tags}
+    Path("broken.jsonl").write_bytes(b"\n".join(lines) + json.dumps(many).encode() + b"\n")
+    checked = run("check", "broken.jsonl")
+    assert checked.stderr.startswith(
+        'broken.jsonl:1: not UTF-8: byte 0xE9 at column 164, after "lain record that caf"; save '
+        "the file as UTF-8 (it may be Latin-1 or Windows-1252)\n")
+    assert ("broken.jsonl:13: record 'dup': field 'id': duplicate id with different content; "
+            "keeping the record from broken.jsonl:11\n"  # line 12 (after the CR) was merged
+            "broken.jsonl:14: not valid JSON: Invalid control character at (column 12)\n"
+            ) in checked.stderr
+    assert checked.stderr.endswith(
+        "broken.jsonl:52: record 'many-tags': field 'tags': warning: 150 items; the page shows "
+        "the first 100\n")
+    good = GOOD_IDS - {"good-plain"} | {"many-tags"}
+    assert checked.stdout == f"{len(good)} records checked: 17 errors, 12 warnings\n"
+
+    built = run("build", "broken.jsonl")
+    assert built.exit_code == 0, built.output
+    assert built.stderr == checked.stderr
+    assert built.stdout.startswith(f"{len(good)} records, 17 errors, 12 warnings; ")
+    out_dir = hostile_project / "docs" / "errors"
+    assert set(record_pages(out_dir)) == good
+    page = (hostile_project / "site" / "errors" / "acme" / "widgets" / "many-tags" /
+            "index.html").read_text("utf-8")
+    shown = sorted(set(re.findall(r'href="\.\./\.\./\.\./tags/(tag-\d+)/"', page)))
+    assert shown == tags[:MAX_LIST_ITEMS]
+    tag_pages = {p.name for p in (hostile_project / "site" / "errors" / "tags").iterdir()}
+    assert set(tags[:MAX_LIST_ITEMS]) <= tag_pages and not set(tags[MAX_LIST_ITEMS:]) & tag_pages

@@ -1,4 +1,8 @@
-"""Stage 6, build: run MkDocs on the project and replace the site only when the build succeeds."""
+"""Stage 6, build: run MkDocs on the project and replace the site only when the build succeeds.
+
+This is the one place MkDocs builds (every unit, the bundle): with ``--engine properdocs`` the
+``mkdocs`` modules imported here are ProperDocs' (see :mod:`errdocs.engine`).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
+from . import engine
 from .errors import BuildFailed
 
 
@@ -41,7 +46,7 @@ def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
         finally:
             config.plugins.on_shutdown()
     except (MkDocsException, SystemExit) as exc:
-        raise BuildError(f"MkDocs build failed: {exc}") from exc
+        raise BuildError(f"{engine.display()} build failed: {exc}") from exc
     return config
 
 
@@ -53,8 +58,17 @@ class _ClickHandler(logging.Handler):
 
 
 def _show_mkdocs_warnings() -> None:
-    """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does."""
-    logger = logging.getLogger("mkdocs")
+    """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does.
+
+    ProperDocs logs under ``properdocs`` and counts the warnings there for ``--strict``; the
+    plugins written for MkDocs (Material's, errdocs') still log under ``mkdocs``, so that
+    logger is made a child of ProperDocs' (as the ``properdocs`` command does).
+    """
+    logger = logging.getLogger(engine.active())
+    if logger.name != engine.MKDOCS:
+        legacy = logging.getLogger(engine.MKDOCS)
+        legacy.parent, legacy.propagate = logger, True
+        legacy.setLevel(logging.NOTSET)
     if not any(isinstance(h, _ClickHandler) for h in logger.handlers):
         handler = _ClickHandler(logging.WARNING)
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))

@@ -27,7 +27,7 @@ from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
 from .errors import ErrdocsError
-from .model import GroupKind, group_key
+from .model import GroupKind, group_key, shown_tags
 from .pipeline import pages_for
 from .records import Record
 from .settings import Settings, read_config_data
@@ -212,7 +212,7 @@ def _plugin_name(entry: object) -> str:
 
 
 def _tag_keys(record: Record) -> set[str]:
-    return {k for k in (group_key(GroupKind.TAG, t) for t in record.tags) if k}
+    return {group_key(GroupKind.TAG, t) for t in shown_tags(record)}
 
 
 def _folder_name(output: Path) -> str:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import gc
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from . import engine as engines
+from . import jobarray
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .errors import ErrdocsError, os_failure
@@ -24,16 +28,27 @@ CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, pat
 
 
 
+@dataclass(frozen=True)
+class _FoundSlice(Slice):
+    """A slice ``--shard auto`` read from a job array's environment."""
+
+    source: str = ""
+    """The variables it came from (printed when the slice is built)."""
+
+
 class _SliceType(click.ParamType):
-    name = "I/N"
+    name = "I/N|auto"
 
     def convert(self, value: object, param: click.Parameter | None,
                 ctx: click.Context | None) -> Slice:
         if isinstance(value, Slice):
             return value
+        if value == "auto":  # a NoSlice error is one line, exit 1, like any ErrdocsError
+            found = jobarray.from_environment(os.environ)
+            return _FoundSlice(found.index, found.count, found.source)
         index, _, count = str(value).partition("/")
         if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
-            self.fail(f"{value!r} is not I/N with 1 <= I <= N, e.g. 2/4", param, ctx)
+            self.fail(f"{value!r} is not I/N with 1 <= I <= N, e.g. 2/4, or auto", param, ctx)
         return Slice(int(index), int(count))
 
 
@@ -49,6 +64,10 @@ FULL_TEXT = click.option("--full-text", is_flag=True,
                               " which the search box offers after its own results. Without it "
                               "the search box finds records by message, class, tags, category "
                               "and repository only.")
+ENGINE = click.option(
+    "--engine", type=click.Choice(engines.ENGINES), default=engines.MKDOCS, show_default=True,
+    envvar=engines.ENV, help="What builds the pages: MkDocs, or ProperDocs (its maintained "
+    "continuation, same config and plugins). Also ERRDOCS_ENGINE.")
 
 
 class _Guarded(click.Group):
@@ -103,21 +122,26 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
               help="Fail on any problem in the records or the MkDocs build; the site is kept.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: one per core).")
-@click.option("--shard", type=SLICE, default=None, metavar="I/N",
-              help="Build only the I-th of N slices of the units, and do not assemble the site "
-                   "(run `errdocs merge` once every slice is built).")
+@click.option("--shard", type=SLICE, default=None, metavar="I/N|auto",
+              help="Build only the I-th of N slices of the units (I from 1), and do not "
+                   "assemble the site (run `errdocs merge` once every slice is built). auto: "
+                   "the slice of this task of a job array, from ERRDOCS_SHARD/ERRDOCS_SHARDS, "
+                   "a Kubernetes Indexed Job or a Slurm job array (indexes from 0).")
 @FULL_TEXT
+@ENGINE
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
                   site_url: str | None, strict: bool, jobs: int | None,
-                  shard: Slice | None, full_text: bool) -> None:
+                  shard: Slice | None, full_text: bool, engine: str) -> None:
     """Generate the pages with their search data and build the site unit by unit (unchanged
     units are reused); --full-text also indexes it with Pagefind. No PATH: the sample
     dataset."""
+    engines.require(engine)
     settings = _settings(config_file, site_dir, site_url)
     _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard, full_text=full_text)
     if shard is not None:
-        click.echo(f"Slice {shard.index}/{shard.count} built; run `errdocs merge` when every "
-                   "slice is built")
+        source = f" ({shard.source})" if isinstance(shard, _FoundSlice) else ""
+        click.echo(f"Slice {shard.index}/{shard.count}{source} built; run `errdocs merge` "
+                   "when every slice is built")
 
 
 @main.command("merge")
@@ -126,10 +150,12 @@ def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @SITE_DIR
 @SITE_URL
 @FULL_TEXT
+@ENGINE
 def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  site_url: str | None, full_text: bool) -> None:
+                  site_url: str | None, full_text: bool, engine: str) -> None:
     """Assemble the site from units built by `errdocs build --shard I/N` runs (pass the
-    slices' --full-text too)."""
+    slices' --full-text and --engine too)."""
+    engines.require(engine)  # the units were built by it: their keys name it
     settings = _settings(config_file, site_dir, site_url)
     _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True,
              full_text=full_text)
@@ -145,10 +171,12 @@ def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("dist/errdocs-bundle.zip"), show_default=True,
               help="The zip file to write.")
+@ENGINE
 def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str, ...],
-                   tags: tuple[str, ...], output: Path) -> None:
+                   tags: tuple[str, ...], output: Path, engine: str) -> None:
     """Build an offline copy of the site (all records, or those chosen) as a zip that opens
     from disk, search included. No PATH: the sample dataset."""
+    engines.require(engine)
     settings = _settings(config_file)
     checked = _checked(paths or (settings.project_dir / SAMPLE_DATASET,))
     selection = Selection(repos, tags)
@@ -168,14 +196,19 @@ def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str,
 @CONFIG
 @click.option("--dev-addr", "-a", default="127.0.0.1:8000", show_default=True,
               help="Address to serve on.")
-def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> None:
-    """Generate the pages, then preview the site with live reload (MkDocs' serve).
-    The preview searches with Material's search: its builds have no Pagefind index."""
+@ENGINE
+def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
+                  engine: str) -> None:
+    """Generate the pages, then preview the site with live reload (MkDocs' serve, or
+    ProperDocs'). The preview searches with Material's search: its builds have no Pagefind
+    index."""
+    engines.require(engine)
     from mkdocs.commands.serve import serve  # imported late: it pulls in the dev server
 
     settings = _settings(config_file)
     _generate(paths, settings, strict=False)
     plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
+    click.echo(f"Previewing with {engines.display()} on {dev_addr} (Ctrl+C stops it)")
     serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
           plugins=plugins)
 

@@ -1,4 +1,4 @@
-"""The whole flow as plain functions: load → validate → model → render → write.
+"""The whole flow as plain functions: read → validate → model → render → write.
 
 The CLI is a thin shell over these; tests call them directly.
 """
@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .load import RawItem, load, load_file
+from .load import Line, read, read_file
 from .lookup import LookupIndex, build_index, store
 from .lookup.sitedata import site_data
 from .model import Catalog, build_catalog
@@ -51,9 +51,10 @@ class Generated:
 
 
 def check(paths: Iterable[Path]) -> Checked:
-    """Load and validate every record of ``paths``."""
+    """Read and validate every record of ``paths`` (the reader and validator ``build``'s scan
+    uses, so both accept the same records with the same problems)."""
     validator = Validator()
-    records = list(validator.validate_all(load(paths)))
+    records = list(validator.validate_all(read(paths)))
     return Checked(records, validator.problems)
 
 
@@ -128,7 +129,7 @@ def open_lookup_index(paths: Iterable[Path], cache_dir: Path | None) -> Opened:
 
 def record_at(origin: Origin) -> Record | None:
     """The record read from ``origin`` (file and line), read and checked again."""
-    for item in load_file(Path(origin.path)):
-        if isinstance(item, RawItem) and item.origin == origin:
-            return Validator().validate(item)
+    for item in read_file(Path(origin.path)):
+        if isinstance(item, Line) and item.origin == origin:
+            return Validator().take(item)
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -46,3 +47,14 @@ def summary(problems: list[Problem]) -> str:
     errors = sum(p.severity is Severity.ERROR for p in problems)
     warnings = len(problems) - errors
     return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
+
+
+def shown(value: object) -> str:
+    """The offending value as JSON, short enough for one line of output.
+
+    Characters a terminal would act on or not show (escapes, bidi overrides, surrogates) are
+    written as ``\\u`` escapes, so a message can never restyle or reorder the output.
+    """
+    text = json.dumps(value, ensure_ascii=False)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)

@@ -19,25 +19,24 @@ reported on every run.
 
 from __future__ import annotations
 
-import codecs
 import hashlib
-import json
 import os
 import pickle
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, NamedTuple
 
 from .errors import BuildFailed
-from .load import RawItem, is_plain_json_lines, iter_files, json_error, load_file
+from .load import Line, iter_files, read_file
 from .meta import describe_record
+from .model import shown_tags
 from .problems import Problem
-from .records import Origin, Record
+from .records import Record
 from .validate import Validator
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 CACHE_FILE = "scan-cache.pickle"
 STAGED_FILE = "scan-cache.pickle.new"
 
@@ -71,7 +70,9 @@ class Light:
     source: int
     """Index into :attr:`Scan.sources` of the JSON Lines file holding it."""
     offset: int
-    """Byte offset of its line in that file."""
+    """Byte offset of its JSON text in that file."""
+    size: int
+    """Length of its JSON text in bytes."""
 
 
 @dataclass(frozen=True)
@@ -90,26 +91,74 @@ class Scan:
     """The cache was written aside by :func:`stage` (and ``clean`` dropped)."""
 
 
-class _Line(NamedTuple):
-    raw: bytes
-    origin: Origin
-    source: int
-    offset: int
-
-
 def scan(paths: Iterable[Path], work_dir: Path) -> Scan:
     """Read and validate every record of ``paths``, using the cache in ``work_dir``."""
     cache = _read_cache(work_dir / CACHE_FILE)
     fresh: dict[bytes, Cached] = {}
     validator = Validator()
     lights: list[Light] = []
-    sources: list[str] = []
-    spool_dir = work_dir / "spool"
-    for line in _lines(paths, sources, spool_dir, validator.problems):
-        light = _light(line, cache, fresh, validator)
-        if light is not None:
-            lights.append(light)
-    return Scan(lights, validator.problems, sources, fresh)
+    places = _Places(work_dir / "spool")
+    try:
+        for path in iter_files(paths):
+            places.start(path)
+            for item in read_file(path):  # the reader `check` uses too
+                if isinstance(item, Problem):
+                    validator.problems.append(item)
+                    continue
+                light = _light(item, places.place(item), cache, fresh, validator)
+                if light is not None:
+                    places.keep(item)
+                    lights.append(light)
+    finally:
+        places.close()
+    return Scan(lights, validator.problems, places.names, fresh)
+
+
+@dataclass
+class _Places:
+    """Where pass 2 finds each kept record again: in its input file (uncompressed JSON Lines)
+    or in a spool file of JSON Lines made for an input that cannot be read by offset."""
+
+    spool_dir: Path
+    """Where spool files go (``.errdocs/spool/``)."""
+    names: list[str] = field(default_factory=list)
+    """The files to re-read, by source index (:attr:`Scan.sources`)."""
+    _path: Path | None = None
+    _in_place: int | None = None
+    _spool: IO[bytes] | None = None
+    _spool_index: int = -1
+
+    def start(self, path: Path) -> None:
+        """The next input file."""
+        self.close()
+        self._path, self._in_place = path, None
+
+    def place(self, line: Line) -> tuple[int, int]:
+        """The source index and byte offset ``line`` is (or will be, once kept) found at."""
+        assert self._path is not None
+        if line.offset is not None:
+            if self._in_place is None:
+                self.names.append(str(self._path.resolve()))
+                self._in_place = len(self.names) - 1
+            return self._in_place, line.offset
+        if self._spool is None:
+            self.spool_dir.mkdir(parents=True, exist_ok=True)
+            spool = self.spool_dir / f"{len(self.names)}.jsonl"
+            self._spool = spool.open("wb")
+            self.names.append(str(spool))
+            self._spool_index = len(self.names) - 1
+        return self._spool_index, self._spool.tell()
+
+    def keep(self, line: Line) -> None:
+        """Make ``line`` readable where :meth:`place` said."""
+        if line.offset is None:
+            assert self._spool is not None
+            self._spool.write(line.raw + b"\n")
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
 
 
 def stage(found: Scan, work_dir: Path) -> Scan:
@@ -131,98 +180,54 @@ def save(found: Scan, work_dir: Path) -> None:
         _write_cache(work_dir / CACHE_FILE, found.clean)
 
 
-def _light(line: _Line, cache: dict[bytes, Cached], fresh: dict[bytes, Cached],
-           validator: Validator) -> Light | None:
+def _light(line: Line, place: tuple[int, int], cache: dict[bytes, Cached],
+           fresh: dict[bytes, Cached], validator: Validator) -> Light | None:
     key = hashlib.blake2b(line.raw, digest_size=16).digest()
     known = cache.get(key)
     if known is not None:
         if not validator.accept_known(known.id, known.digest, line.origin):
             return None
         fresh[key] = known
-        return _make_light(known, line, key)
-    try:
-        value = json.loads(line.raw)
-    except (ValueError, RecursionError) as exc:
-        validator.problems.append(Problem(line.origin.path, line.origin.line,
-                                          f"not valid JSON: {_json_error(exc)}"))
-        return None
-    before = len(validator.problems)
-    record = validator.validate(RawItem(line.origin, value))
+        return _make_light(known, line, place, key)
+    record = validator.take(line)
     if record is None:
         return None
     digest = validator.digest_of(record.id)
-    if len(validator.problems) == before and digest is not None:
+    if validator.last_clean and digest is not None:
         fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
-                            record.message_pattern, record.analyzed_at, record.tags,
+                            record.message_pattern, record.analyzed_at, tuple(shown_tags(record)),
                             record.background_tag, record.error_class, record.file_path,
                             record.line_number, describe_record(record), digest)
-    return _make_light(record, line, key)
+    return _make_light(record, line, place, key)
 
 
-def _make_light(fields: Cached | Record, line: _Line, key: bytes) -> Light:
+def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
+                key: bytes) -> Light:
     # The light record's documentation is only its first sentences (describe_record), which
     # the site's search shows under each result; pages are rendered from the full record.
-    description = fields.description if isinstance(fields, Cached) else describe_record(fields)
+    # Its tags are those pages show (at most MAX_LIST_ITEMS), whatever the record holds.
+    if isinstance(fields, Cached):
+        description, tags = fields.description, fields.tags
+    else:
+        description, tags = describe_record(fields), tuple(shown_tags(fields))
     # Repositories, tags, categories and classes repeat across records: keep one copy of each.
     record = Record(id=fields.id, repo=sys.intern(fields.repo), slug=fields.slug,
                     error_message=fields.error_message,
                     message_pattern=fields.message_pattern, origin=line.origin,
-                    analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, fields.tags)),
+                    analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, tags)),
                     background_tag=_intern(fields.background_tag),
                     error_class=_intern(fields.error_class), documentation=description,
                     file_path=_intern(fields.file_path), line_number=fields.line_number)
-    return Light(record, key.hex(), line.source, line.offset)
+    return Light(record, key.hex(), *place, len(line.raw))
 
 
 def _intern(value: str | None) -> str | None:
     return None if value is None else sys.intern(value)
 
 
-def _lines(paths: Iterable[Path], sources: list[str], spool_dir: Path,
-           problems: list[Problem]) -> Iterator[_Line]:
-    """Every non-blank JSON line with its origin, spooling files that are not plain JSONL."""
-    for path in iter_files(paths):
-        if is_plain_json_lines(path):
-            sources.append(str(path.resolve()))
-            yield from _plain_lines(path, len(sources) - 1)
-        else:
-            spool_dir.mkdir(parents=True, exist_ok=True)
-            spool = spool_dir / f"{len(sources)}.jsonl"
-            sources.append(str(spool))
-            yield from _spooled_lines(path, spool, len(sources) - 1, problems)
-
-
-def _plain_lines(path: Path, source: int) -> Iterator[_Line]:
-    name = str(path)
-    offset = 0
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            start = offset
-            offset += len(raw)
-            if number == 1 and raw.startswith(codecs.BOM_UTF8):
-                raw = raw[len(codecs.BOM_UTF8):]
-                start += len(codecs.BOM_UTF8)
-            if raw.strip():
-                yield _Line(raw.strip(), Origin(name, number), source, start)
-
-
-def _spooled_lines(path: Path, spool: Path, source: int,
-                   problems: list[Problem]) -> Iterator[_Line]:
-    """Copy each value of a non-JSONL file into a JSONL spool file, keeping its origin."""
-    with spool.open("wb") as out:
-        offset = 0
-        for item in load_file(path):
-            if isinstance(item, Problem):
-                problems.append(item)
-                continue
-            raw = json.dumps(item.value, ensure_ascii=False).encode("utf-8", "surrogatepass")
-            out.write(raw + b"\n")
-            yield _Line(raw, item.origin, source, offset)
-            offset += len(raw) + 1
-
-
 def read_records(sources: list[str], lights: Iterable[Light]) -> Iterator[Record]:
-    """Pass 2: the full records of ``lights``, read again from their files by offset."""
+    """Pass 2: the full records of ``lights``, read again from their files by offset and
+    decoded and validated as pass 1 did."""
     handles: dict[int, IO[bytes]] = {}
     try:
         for light in lights:
@@ -230,10 +235,10 @@ def read_records(sources: list[str], lights: Iterable[Light]) -> Iterator[Record
             if handle is None:
                 handle = handles[light.source] = open(sources[light.source], "rb")  # noqa: SIM115
             handle.seek(light.offset)
-            raw = handle.readline().strip()
+            raw = handle.read(light.size)
             if hashlib.blake2b(raw, digest_size=16).hexdigest() != light.line_hash:
                 raise InputChanged(f"{light.record.origin}: the input changed during the build")
-            record = Validator().validate(RawItem(light.record.origin, json.loads(raw)))
+            record = Validator().take(Line(raw, light.record.origin, light.offset))
             if record is None:
                 raise InputChanged(f"{light.record.origin}: record no longer valid")
             yield record
@@ -261,9 +266,3 @@ def _write_cache(path: Path, entries: dict[bytes, Cached]) -> None:
     with tmp.open("wb") as handle:
         pickle.dump((CACHE_VERSION, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(tmp, path)
-
-
-def _json_error(exc: ValueError | RecursionError) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return f"not UTF-8 text ({exc.reason})"
-    return json_error(exc)  # the loader's wording, so check and build report alike

@@ -81,3 +81,6 @@ MAX_LIST_ITEMS = 100
 """Longer solution / prevention-tip lists are cut to this many items."""
 MAX_TEXT_CHARS = 20_000
 """Longer prose or code fields are cut to this many characters."""
+MAX_RECORD_BYTES = 10 * 1024 * 1024
+"""A record's JSON text may be this long (10 MiB); a longer one is reported and skipped, read
+in bounded pieces and never held whole, so one huge line cannot exhaust the memory."""

@@ -24,8 +24,8 @@ from enum import Enum
 from importlib import metadata
 from pathlib import Path
 
-from . import paging
-from .model import Catalog, Group, GroupKind
+from . import engine, paging
+from .model import Catalog, Group, GroupKind, shown_tags
 from .records import Record
 from .render import Page
 from .scan import Light
@@ -198,14 +198,13 @@ def related_targets(record: Record, catalog: Catalog) -> Iterator[str]:
 
 
 def record_groups(record: Record, catalog: Catalog) -> Iterator[Group]:
-    """The groups a record page links to: repository, category, tags."""
+    """The groups a record page links to: repository, category, the tags it shows."""
     yield catalog.group_of(GroupKind.REPO, record.repo)
     category = record.background_tag
     if category and category.strip():
         yield catalog.group_of(GroupKind.CATEGORY, category)
-    for tag in record.tags:
-        if " ".join(tag.split()):
-            yield catalog.group_of(GroupKind.TAG, tag)
+    for tag in shown_tags(record):
+        yield catalog.group_of(GroupKind.TAG, tag)
 
 
 def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
@@ -217,6 +216,7 @@ def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
             parts += [str(path.relative_to(package)).encode(), path.read_bytes()]
     for tool in TOOLS:
         parts.append(f"{tool}=={_version(tool)}".encode())
+    parts.append(f"engine={engine.label()}".encode())  # MkDocs or ProperDocs built it
     parts += list(extra)
     return _hash(*parts)
 

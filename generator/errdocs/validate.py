@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .escape import safe_url
-from .load import RawItem
-from .problems import Problem, Severity
+from .load import Line, RawItem, decode
+from .problems import Problem, Severity, shown
 from .records import Origin, Record
 from .schema import (
     FIELDS,
@@ -48,19 +48,30 @@ class Validator:
     _unknown_fields: set[str] = field(default_factory=set)
     _unknown_versions: set[int] = field(default_factory=set)
     _seen: dict[str, tuple[str, Origin]] = field(default_factory=dict)
+    last_clean: bool = False
+    """The last record validated had no problem, and none was held back as reported already:
+    its line alone would validate the same anywhere (the scan cache keeps only such lines)."""
 
-    def validate_all(self, items: Iterable[RawItem | Problem]) -> Iterator[Record]:
-        """Yield every good record; collect problems (including the loader's) on the way."""
+    def validate_all(self, items: Iterable[Line | RawItem | Problem]) -> Iterator[Record]:
+        """Yield every good record; collect problems (including the reader's) on the way."""
         for item in items:
-            if isinstance(item, Problem):
-                self.problems.append(item)
-                continue
-            record = self.validate(item)
+            record = self.take(item)
             if record is not None:
                 yield record
 
+    def take(self, item: Line | RawItem | Problem) -> Record | None:
+        """The one step from what the reader gives to a record, for every command: decode a
+        line, validate it; a problem is kept. ``None`` when there is no record."""
+        self.last_clean = False
+        decoded = decode(item) if isinstance(item, Line) else item
+        if isinstance(decoded, Problem):
+            self.problems.append(decoded)
+            return None
+        return self.validate(decoded)
+
     def validate(self, item: RawItem) -> Record | None:
         """Check one raw value; return its record, or ``None`` when it has an error."""
+        self.last_clean = False
         unwrapped = _unwrap(item)
         if isinstance(unwrapped, Problem):
             self.problems.append(unwrapped)
@@ -77,6 +88,7 @@ class Validator:
         _check_source_link(values, context)
         _check_sizes(values, context)
         self.problems.extend(context.problems)
+        self.last_clean = not context.problems and not context.held_back
         return Record(origin=item.origin, dataset_version=dataset_version, **values)
 
     def digest_of(self, record_id: str) -> str | None:
@@ -103,14 +115,20 @@ class Validator:
 
     def _check_extras(self, data: dict[str, object], context: _Context) -> None:
         for name in data:
-            if name not in FIELDS_BY_NAME and name not in self._unknown_fields:
-                self._unknown_fields.add(name)
-                context.warn(name, "unknown field, left out of the pages (reported once)")
+            if name in FIELDS_BY_NAME:
+                continue
+            if name in self._unknown_fields:
+                context.held_back = True
+                continue
+            self._unknown_fields.add(name)
+            context.warn(name, "unknown field, left out of the pages (reported once)")
 
     def _check_version(self, version: object, context: _Context) -> None:
         if version is None or version in KNOWN_SCHEMA_VERSIONS:
             return
-        if version not in self._unknown_versions:
+        if version in self._unknown_versions:
+            context.held_back = True
+        else:
             self._unknown_versions.add(version)  # type: ignore[arg-type]
             known = ", ".join(map(str, sorted(KNOWN_SCHEMA_VERSIONS)))
             context.warn("schemaVersion", f"unknown version {version!r} (known: {known}); "
@@ -139,6 +157,8 @@ class _Context:
     origin: Origin
     record_id: str | None
     problems: list[Problem] = field(default_factory=list)
+    held_back: bool = False
+    """A warning was not repeated, having been reported for an earlier record."""
 
     @property
     def has_errors(self) -> bool:
@@ -198,7 +218,7 @@ def _check_field(spec: Field, value: object, context: _Context) -> object:
 
 def _type_problem(spec: Field, value: object) -> str | None:
     if not _has_kind(spec.kind, value):
-        return f"expected {spec.kind.value}, got {_shown(value)}; for example {spec.example}"
+        return f"expected {spec.kind.value}, got {shown(value)}; for example {spec.example}"
     if spec.kind is not Kind.INT and not _is_clean(value):
         return _surrogate_problem(value)
     return None
@@ -213,14 +233,14 @@ def _has_kind(kind: Kind, value: object) -> bool:
 
 
 def _surrogate_problem(value: object) -> str:
-    return f"text contains a lone UTF-16 surrogate (broken Unicode): {_shown(value)}"
+    return f"text contains a lone UTF-16 surrogate (broken Unicode): {shown(value)}"
 
 
 def _check_text(spec: Field, value: str, context: _Context) -> str | None:
     if spec.required and not value.strip():
         context.error(spec.name, f"required field is empty; for example {spec.example}")
     if spec.name == "repo" and value.strip() and not REPO_FORM.match(value):
-        context.error(spec.name, f"expected 'owner/name', got {_shown(value)}; "
+        context.error(spec.name, f"expected 'owner/name', got {shown(value)}; "
                       f"for example {spec.example}")
     return value
 
@@ -261,7 +281,7 @@ def _check_source_link(values: dict[str, object], context: _Context) -> None:
     url = values["github_url"]
     if isinstance(url, str) and url and safe_url(url, host=SOURCE_HOST) is None:
         context.warn("githubUrl", f"not an https://{SOURCE_HOST}/ link, shown as text: "
-                     f"{_shown(url)}")
+                     f"{shown(url)}")
 
 
 def _check_sizes(values: dict[str, object], context: _Context) -> None:
@@ -301,14 +321,3 @@ def _json_type(value: object) -> str:
     names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
              int: "a number", float: "a number", type(None): "null"}
     return names.get(type(value), type(value).__name__)
-
-
-def _shown(value: object) -> str:
-    """The offending value as JSON, short enough for one line of output.
-
-    Characters a terminal would act on or not show (escapes, bidi overrides, surrogates) are
-    written as ``\\u`` escapes, so a message can never restyle or reorder the output.
-    """
-    text = json.dumps(value, ensure_ascii=False)
-    text = text if len(text) <= 60 else text[:57] + "..."
-    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)

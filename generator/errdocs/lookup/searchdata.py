@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..meta import describe_record
+from ..model import shown_tags
 from ..records import Record
 from ..render import Page
 from .index import LookupIndex, Target
@@ -71,10 +72,10 @@ class HandPage:
 
 def record_words(target: Target, record: Record) -> set[str]:
     """The words a record is found by: its message template's and pattern's (so each of its
-    lookup keys is counted here), its class's, tags', category's and repository's, without
+    lookup keys is counted here), its class's, shown tags', category's and repository's, without
     :data:`STOP_WORDS`."""
     found = set(target.words) | set(target.pattern_words) | set(tokens(record.repo))
-    for text in (record.error_class, record.background_tag, *record.tags):
+    for text in (record.error_class, record.background_tag, *shown_tags(record)):
         if text:
             found.update(tokens(text))
     return found - set(STOP_WORDS)
