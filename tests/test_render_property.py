@@ -26,6 +26,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from errdocs import pageparts
 from errdocs.escape import safe_url
 from errdocs.excerpt import language_for
 from errdocs.family import message_key
@@ -136,10 +137,14 @@ def test_any_text_shows_literally_adds_no_markup_and_stays_inside(
          _rendered(config, plain) as (_, plain_pages):
         for record, twin in zip(records, plain, strict=True):
             page = html_pages[record.id]
-            _assert_front_matter_and_title(record, page)
+            _assert_front_matter_and_title(record, catalog, page)
             found = _scan(page.content or "")
             _assert_text_shown(record, catalog, found)
             _assert_no_new_markup(record, found, _scan(plain_pages[twin.id].content or ""))
+        # No two record pages share a title (<title>: the errdocs title, or the message).
+        titles = [page.meta["errdocs"].get("title") or page.meta["errdocs"]["message"]
+                  for page in html_pages.values()]
+        assert len(set(titles)) == len(titles), titles
 
 
 # --- rendering ---------------------------------------------------------------------------
@@ -238,8 +243,10 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _assert_front_matter_and_title(record: Record, page: Page) -> None:
-    expected = {"hide": ["navigation"], "errdocs": record_meta(record, shown_tags(record))}
+def _assert_front_matter_and_title(record: Record, catalog: Catalog, page: Page) -> None:
+    title = catalog.entries[record.id].title
+    expected = {"hide": ["navigation"],
+                "errdocs": record_meta(record, shown_tags(record), title=title)}
     assert page.meta == expected  # read back by MkDocs exactly as written
     # Material prints page.title unescaped: it must be escaped text with no element in it.
     title = page.title or ""
@@ -283,9 +290,11 @@ def _assert_no_new_markup(record: Record, found: _Found, plain: _Found) -> None:
     assert found.code_kinds <= allowed_in_code, found.code_kinds - allowed_in_code
     extra = {k: n for k, n in found.markup.items() if n > plain.markup[k]}
     assert not extra, extra
-    source = safe_url(record.github_url, host=SOURCE_HOST)
+    links = pageparts.source_links(record)
+    outside = {safe_url(record.github_url, host=SOURCE_HOST), links.line,
+               pageparts.commit_url(record)} - {None}
     for href in found.hrefs:
-        assert href.startswith("#") or ":" not in href.split("/")[0] or href == source, href
+        assert href.startswith("#") or ":" not in href.split("/")[0] or href in outside, href
     assert not [name for name, _ in found.attributes if name.startswith("on")]
 
 
@@ -317,9 +326,19 @@ def _plain(record: Record, n: int, records: list[Record]) -> Record:
         changes["file_path"] = _plain_file(record.file_path).replace("plain", f"plain{number}", 1)
     if record.github_url is not None:
         ok = safe_url(record.github_url, host=SOURCE_HOST)
-        changes["github_url"] = "https://github.com/o/r" if ok else "not-a-link"
+        # A safe link is kept as it is: its shape (a blob, a line range) decides the links.
+        changes["github_url"] = record.github_url if ok else "not-a-link"
+    # What decides markup rather than text is kept too: whether the class shows in the error
+    # as printed, whether the commit is a hash (a link) and the dates are dates (<time>).
     if record.dataset_version is not None:
         changes["dataset_version"] = _plain_text(record.dataset_version)
+    if record.error_class:
+        changes["error_class"] = "Plain" if pageparts.printed_error(record)[1] else "not plain"
+    if pageparts.commit_url(record) is not None:
+        changes["analyzed_sha"] = record.analyzed_sha
+    for name in ("analyzed_at", "dataset_version"):
+        if pageparts.readable_date(getattr(record, name)):
+            changes[name] = getattr(record, name)
     return dataclasses.replace(record, **changes)  # type: ignore[arg-type]
 
 

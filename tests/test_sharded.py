@@ -16,6 +16,7 @@ from errdocs.build import run_mkdocs
 from errdocs.cli import main
 from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
+from errdocs.siteowner import MARKER, MARKER_TEXT
 
 from . import htmlscan
 from .conftest import ROOT, SAMPLE
@@ -60,6 +61,7 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
     sharded, reference = _tree(project / "site"), _tree(project / "plain-site")
     assert any(name.startswith("pagefind/pagefind.en_") for name in sharded)
     sharded = {k: v for k, v in sharded.items() if not k.startswith("pagefind/")}
+    assert sharded.pop(MARKER) == MARKER_TEXT.encode()  # errdocs' mark on its own sites
     assert sharded.keys() == reference.keys()
     for name in sharded:
         if not name.startswith("sitemap.xml"):
@@ -178,6 +180,46 @@ def test_a_changed_meaning_rebuilds_its_page_and_a_data_unit_not_the_root(
     assert chunk, "the search data in the site shows the new meaning"
 
 
+def _cold_site(project: Path, data: Path, fresh: Path) -> dict[str, bytes]:
+    """The site a cold build of ``data`` gives, in a fresh copy of ``project``."""
+    for name in ("docs", "overrides"):
+        shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
+    shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
+    build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
+    return _tree(fresh / "site")
+
+
+def _title(site: Path, page: str) -> str:
+    text = (site / page / "index.html").read_text("utf-8")
+    return text.split("<title>", 1)[1].split("</title>", 1)[0]
+
+
+def test_a_title_follows_the_records_that_share_its_message(tmp_path: Path,
+                                                            project: Path) -> None:
+    """A page's title depends on other records: a record added with the same message retitles
+    the page (its unit is rebuilt although its own record did not change), removing it
+    retitles it back, and each time the site is the one a cold build gives."""
+    seed = "errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode"
+    settings = load_settings(project / "mkdocs.yml")
+    data, few = tmp_path / "data.jsonl", "".join(SAMPLE.read_text("utf-8").splitlines(True)[:6])
+    data.write_text(few, "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert _title(project / "site", seed) == "Unknown MLX async mode: {launch.mode} - errdocs"
+    twin = json.loads(SAMPLE.read_text("utf-8").splitlines()[0])
+    twin["record"] |= {"id": "twin", "repo": "other/fork"}
+    data.write_text(few + json.dumps(twin) + "\n", "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert _title(project / "site", seed) == (
+        "Unknown MLX async mode: {launch.mode} (sgl-project/sglang) - errdocs")
+    assert _title(project / "site", "errors/other/fork/unknown-mlx-async-mode-launch-mode") == (
+        "Unknown MLX async mode: {launch.mode} (other/fork) - errdocs")
+    assert _tree(project / "site") == _cold_site(project, data, tmp_path / "cold-1")
+    data.write_text(few, "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert _title(project / "site", seed) == "Unknown MLX async mode: {launch.mode} - errdocs"
+    assert _tree(project / "site") == _cold_site(project, data, tmp_path / "cold-2")
+
+
 FAMILY = ["Unknown MLX async mode: {launch.mode}", "unknown MLX async mode: %s",
           "Unknown MLX async mode: '{0}'", "Unknown MLX async mode: {mode}"]
 """One error as four records word it: the same once placeholders and values are left out."""
@@ -245,9 +287,5 @@ def test_a_changed_related_record_rebuilds_the_pages_listing_it_and_equals_a_col
     for page in pages[:3]:
         assert "{launch.kind}" in (project / "site" / page).read_text("utf-8"), page
     fresh = tmp_path / "fresh"
-    for name in ("docs", "overrides"):
-        shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
-    shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
-    build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
-    assert _tree(project / "site") == _tree(fresh / "site")
+    assert _tree(project / "site") == _cold_site(project, data, fresh)
     assert _tree(project / "docs" / "errors") == _tree(fresh / "docs" / "errors")

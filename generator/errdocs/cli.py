@@ -14,13 +14,15 @@ from . import jobarray
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .errors import ErrdocsError, os_failure
+from .lock import project_lock
 from .lookup import lookup, report, store
+from .lookup.extract import cut_notes
 from .lookup.show import show as show_page
 from .parallel import default_jobs
 from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
 from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
-from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
+from .sitebuild import WORK_DIR, ShardedReport, Slice, StrictProblems, build_sharded
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -229,8 +231,9 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
     for problem in [*report.problems, *report.lookup_problems]:
         click.echo(str(problem), err=True)
     if report.unconverted:
-        click.echo(f"{report.unconverted} message patterns have no JavaScript form; the site's "
-                   "paste box matches those records by their message template", err=True)
+        click.echo(f"{report.unconverted} message patterns have no JavaScript form or are too "
+                   "slow there; the site's paste box matches those records by their message "
+                   "template", err=True)
     click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
                f"written, {report.unchanged} unchanged, {report.removed} removed; units: "
                f"{report.built} built, {report.reused} reused")
@@ -266,6 +269,8 @@ def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bo
                    err=True)
     for problem in [*opened.index.problems, *opened.index.unusable]:  # once: not from cache
         click.echo(str(problem), err=True)
+    for note in cut_notes(pasted):
+        click.echo(f"Note: {note}", err=True)
     try:
         matches = lookup(opened.index, pasted, limit=limit)
     except store.DamagedCache as exc:
@@ -323,12 +328,14 @@ def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> N
     if strict and checked.problems:
         raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
                                    "written (--strict)")
-    result = generate(checked, settings.out_dir)
+    with project_lock(settings.project_dir / WORK_DIR):  # docs/errors/ is a build's too
+        result = generate(checked, settings.out_dir)
     for problem in result.lookup_problems:
         click.echo(str(problem), err=True)
     if result.unconverted:
-        click.echo(f"{result.unconverted} message patterns have no JavaScript form; the site's "
-                   "paste box matches those records by their message template", err=True)
+        click.echo(f"{result.unconverted} message patterns have no JavaScript form or are too "
+                   "slow there; the site's paste box matches those records by their message "
+                   "template", err=True)
     r = result.report
     click.echo(f"{len(checked.records)} records, {summary(checked.problems)}; pages: "
                f"{r.written} written, {r.unchanged} unchanged, {r.removed} removed")

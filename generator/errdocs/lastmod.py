@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -65,6 +66,19 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def carry(sources: Iterable[Path], targets: Iterable[tuple[Path, Iterable[str]]]) -> None:
+    """Write into each target file the dates, found in any of ``sources``, of its pages.
+
+    Pages of a sharded build move between units when the number of units changes; their
+    dates are in the state of the unit they were in, which a unit does not read.
+    """
+    known: dict[str, Stamp] = {}
+    for source in sources:
+        known.update(read_state(source))
+    for target, pages in targets:
+        write_state(target, {p: known[p] for p in pages if p in known})
 
 
 def parse_date(value: object) -> date | None:

@@ -1,21 +1,22 @@
 """Assemble the site from the units' outputs, atomically and in time proportional to the change.
 
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
-one build behind, kept in the work folder (beside the site when that is on another file
-system). A merge brings the spare up to date — removing the files
-of units that changed and linking their new files — then swaps it with the live site by
-renames, so readers never see a half-made site and a
-failure leaves the previous site as it was. When the spare cannot be trusted (first build,
-missing file lists, an interrupted merge), both trees are made afresh by linking every file.
+one build behind, kept with the site's own state in ``.errdocs/sites/ID/``
+(:mod:`errdocs.sitestate`; beside the site when that is on another file system). A merge
+brings the spare up to date — removing the files of units that changed and linking their
+new files — then swaps it with the live site by renames, so readers never see a half-made
+site and a failure leaves the previous site as it was. When the spare cannot be trusted
+(first build, missing file lists, an interrupted merge, a live site that is not the one the
+last merge put there), both trees are made afresh by linking every file.
 
-Each unit's ``sitemap.xml`` is merged into one. Files are copied instead of linked when the
-work folder is on another file system.
+Each unit's ``sitemap.xml`` is merged into one, and the site gets errdocs' marker
+(:mod:`errdocs.siteowner`). Files are copied instead of linked when the work folder is on
+another file system.
 """
 
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import re
 import shutil
@@ -25,9 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildFailed
+from .siteowner import check_replaceable, discard, is_ours, mark
+from .sitestate import Place, forget_others, live_is_known
 
 SITEMAP = "sitemap.xml"
-TREES = "trees.json"
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 
@@ -72,54 +74,66 @@ def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
 
 
 def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
-    """Make ``target`` hold exactly the units' files (and one sitemap), atomically."""
+    """Make ``target`` hold exactly the units' files (and one sitemap), atomically.
+
+    ``target`` must be missing, empty or a site errdocs built (:mod:`errdocs.siteowner`)."""
     for unit in units:
         if not unit.site.is_dir():
             raise MergeError(f"{unit.site}: a unit's output is missing; build it first")
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    home = _home(work, target)
-    spare = home / f".{target.name}-spare"
-    state = _read_state(work)
+    place = Place.of(work, target)
+    _recover(place)
+    place.clear()
+    forget_others(work, place)
+    state = place.read()
     wanted = {u.name: u.key for u in units}
-    _write_state(work, {"live": state.get("live"), "spare": None})  # spare being changed
-    if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
-            spare, state["spare"], units, work):
+    live_before = state.get("live") if live_is_known(place, state) else None
+    place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
+    spare, spare_before = place.spare, state.get("spare")
+    if isinstance(spare_before, dict) and is_ours(spare) and _updated(
+            spare, spare_before, units, work):
         staging, fresh_spare = spare, False
     else:
-        shutil.rmtree(spare, ignore_errors=True)
-        staging, fresh_spare = _fresh(target, units, home), True
+        discard(spare, work)
+        staging, fresh_spare = _fresh(units, place), True
+    previous = place.previous
     try:
-        _write_sitemap(staging, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
-        previous = home / f".{target.name}-previous"
-        shutil.rmtree(previous, ignore_errors=True)
-        if target.exists():
+        _finish_tree(staging, units)
+        discard(previous, work)
+        if os.path.lexists(target):
             target.rename(previous)
         staging.rename(target)
     except BaseException:
+        _recover(place)
         if staging != spare:
             shutil.rmtree(staging, ignore_errors=True)
         raise
-    live_before = state.get("live")
     if previous.exists() and isinstance(live_before, dict) and not fresh_spare:
         previous.rename(spare)
-        _write_state(work, {"live": wanted, "spare": live_before})
+        place.write(wanted, live_before)
     else:  # no trusted spare: make one now, so the next build is incremental
-        shutil.rmtree(previous, ignore_errors=True)
-        made = _fresh(target, units, home)
-        _write_sitemap(made, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
+        discard(previous, work)
+        made = _fresh(units, place)
+        _finish_tree(made, units)
         made.rename(spare)
-        _write_state(work, {"live": wanted, "spare": wanted})
+        place.write(wanted, wanted)
 
 
-def _home(work: Path, target: Path) -> Path:
-    """Where the spare tree lives: in the work folder when renames can reach the site from
-    there (the same file system), else beside the site."""
-    work.mkdir(parents=True, exist_ok=True)
-    return work if os.stat(work).st_dev == os.stat(target.parent).st_dev else target.parent
+def _recover(place: Place) -> None:
+    """Put the previous site back when a merge stopped between its two renames."""
+    if not os.path.lexists(place.target) and is_ours(place.previous):
+        place.previous.rename(place.target)
 
 
-def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=home))
+def _finish_tree(tree: Path, units: Sequence[UnitOutput]) -> None:
+    """What a site tree holds besides the units' files: the merged sitemap and the marker."""
+    _write_sitemap(tree, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
+    mark(tree)
+
+
+def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
+    staging = Path(tempfile.mkdtemp(prefix=place.staging_prefix, dir=place.home))
     try:
         for unit in units:
             _link_all(unit, staging)
@@ -138,6 +152,17 @@ def _link_all(unit: UnitOutput, tree: Path) -> None:
             if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
                 continue
             _link(Path(folder, name), out / name, unit.name)
+
+
+def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
+             work: Path) -> bool:
+    """:func:`_update`, False also when the tree turns out not to hold what ``before`` says
+    (a file already where a changed unit's file goes): then it is made afresh, where a
+    clash does mean two units wrote one file."""
+    try:
+        return _update(tree, before, units, work)
+    except MergeError:
+        return False
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
@@ -187,21 +212,6 @@ def _link(source: Path, target: Path, unit: str) -> None:
         raise MergeError(f"unit {unit} and another unit both wrote {target}") from exc
     except OSError:
         shutil.copy2(source, target)  # another file system: copy instead
-
-
-def _read_state(work: Path) -> dict[str, object]:
-    try:
-        data = json.loads((work / TREES).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_state(work: Path, state: dict[str, object]) -> None:
-    work.mkdir(parents=True, exist_ok=True)
-    tmp = work / (TREES + ".tmp")
-    tmp.write_text(json.dumps(state), "utf-8")
-    os.replace(tmp, work / TREES)
 
 
 def _write_sitemap(tree: Path, sitemaps: list[Path]) -> None:

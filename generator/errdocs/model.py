@@ -18,6 +18,7 @@ from .paths import disambiguate, segment
 from .records import Record
 from .related import Related, Relations, build_relations
 from .schema import MAX_LIST_ITEMS
+from .short import MESSAGE_CHARS, shorten
 
 
 class GroupKind(Enum):
@@ -48,6 +49,9 @@ class Entry:
     family: str | None = None
     """Its family's key (:func:`errdocs.family.message_key`) when the family has two or more
     records: kept so a page's lists need not normalise its message again."""
+    title: str | None = None
+    """The page's title when its message alone does not tell it from another record's page
+    (:func:`record_titles`); ``None`` otherwise."""
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -142,6 +146,8 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         path = f"{repo_dir}/{name}.md"
         entries[record.id] = Entry(record.id, path, record.error_message, record.repo,
                                    record.file_path, record.line_number)
+    for record_id, title in record_titles(records).items():
+        entries[record_id] = replace(entries[record_id], title=title)
     relations = build_relations(
         ((r.id, message_key(r.error_message),
           group_key(GroupKind.CATEGORY, r.background_tag or "")) for r in records), entries)
@@ -153,6 +159,52 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
     return Catalog(entries, groups, relations)
+
+
+def record_titles(records: Iterable[Record]) -> dict[str, str]:
+    """Page titles for the records whose message alone is not unique: the message, then the
+    repository, then the file and line, then the record's id, as far as needed to tell them
+    apart. Records missing from the result are titled by their message alone.
+
+    Each record's title depends on the other records: a page's input hash holds its title
+    (:func:`errdocs.shards._record_input`), so adding a record with the same message rebuilds
+    the pages whose titles change. Linear in the number of records.
+    """
+    records = list(records)
+    counts = Counter(_title(r, 0) for r in records)
+    pending = [r for r in records if counts[_title(r, 0)] > 1]
+    titles = {r.id: _title(r, 0) for r in pending}
+    levels = dict.fromkeys(titles, 0)
+    for _ in range(_MAX_ROUNDS):
+        clashing = [r for r in pending if counts[titles[r.id]] > 1 and levels[r.id] < 3]
+        if not clashing:
+            break
+        for record in clashing:  # all of a clashing title move on, none keeps it
+            counts[titles[record.id]] -= 1
+        for record in clashing:
+            levels[record.id] += 1
+            titles[record.id] = _title(record, levels[record.id])
+            counts[titles[record.id]] += 1
+    return {i: title for i, title in titles.items() if levels[i]}
+
+
+_MAX_ROUNDS = 8
+"""Rounds of :func:`record_titles`: three suffice unless a message spells another's title."""
+
+
+def _title(record: Record, level: int) -> str:
+    """The title at one level of detail (0: the message alone)."""
+    base = shorten(record.error_message, MESSAGE_CHARS)
+    if level == 0:
+        return base
+    where = [" ".join(record.repo.split())]
+    if level == 2 and (record.file_path or record.line_number is not None):
+        path = " ".join((record.file_path or "").split())
+        line = "" if record.line_number is None else f"line {record.line_number}"
+        where.append(f"{path}:{record.line_number}" if path and line else path or line)
+    elif level >= 2:
+        where.append(f"record {' '.join(record.id.split())}")
+    return f"{base} ({', '.join(where)})"
 
 
 def _repo_dirs(repos: Iterable[str]) -> dict[str, str]:

@@ -1,11 +1,10 @@
 """Pass 1 of a sharded build: read every record once and keep only what the catalogue needs.
 
 Memory stays bounded: for each good record only a light :class:`Record` (id, repository, slug,
-message, pattern, class, tags, category, analysis time, raising file and line (for the related
-lists), and what the error means cut to a meta description's length, for the site's search) is
-kept, with a hash of its JSON line and
-where to read it again (a file and a byte offset). Pass 2 re-reads records unit by unit
-(:func:`read_records`).
+message, pattern, class, tags, category, analysis time, file and line, and what the error
+means cut to a meta description's length, for the site's search) is kept, with a hash of its
+JSON line and where to read it again (a file and a byte offset). Pass 2 re-reads records unit
+by unit (:func:`read_records`).
 
 Uncompressed JSON Lines files are read in place. Anything else (a JSON array, a single record,
 a ``.gz`` file) is copied once into a spool file of JSON Lines, so every record can be found
@@ -217,6 +216,8 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
                     analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, tags)),
                     background_tag=_intern(fields.background_tag),
                     error_class=_intern(fields.error_class), documentation=description,
+                    # Page titles tell records with one message apart by file and line; the
+                    # related lists show other errors of the same file, nearest lines first.
                     file_path=_intern(fields.file_path), line_number=fields.line_number)
     return Light(record, key.hex(), *place, len(line.raw))
 

@@ -163,11 +163,12 @@ def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
 
 
 def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
-    """What a record page shows besides its own line: its path, its links' labels/targets,
-    and what its related lists show of other records (so a change to one of those changes
-    this page's hash too)."""
+    """What a record page shows besides its own line: its path, its title (which depends on
+    the other records' messages), its links' labels/targets, and what its related lists show
+    of other records (so a change to one of those changes this page's hash too)."""
     record = light.record
-    return (light.line_hash, catalog.entries[record.id].path,
+    entry = catalog.entries[record.id]
+    return (light.line_hash, entry.path, entry.title,
             tuple((g.label, g.path) for g in record_groups(record, catalog)),
             related_input(record, catalog))
 

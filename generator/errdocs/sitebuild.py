@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import InputError
+from .lastmod import carry
+from .lock import project_lock
 from .lookup import build_index
 from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
@@ -27,13 +29,25 @@ from .render import Page, listed_kinds, render_group_list, render_home
 from .scan import Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
-from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
+from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
+from .siteowner import check_site_dir
 from .sitesearch import search_pages
-from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
+from .unitbuild import (
+    Context,
+    UnitResult,
+    base_config,
+    dates_enabled,
+    is_current,
+    unit_dates,
+    unit_dir,
+    unit_pages,
+)
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
 WORK_DIR = ".errdocs"
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
+_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS)
+"""Units MkDocs builds, whose pages have sitemap dates."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +92,8 @@ class ShardedReport:
     lookup_problems: tuple[Problem, ...] = ()
     """Record patterns the paste box's lookup could not use."""
     unconverted: int = 0
-    """Patterns with no JavaScript form (the paste box matches those by template)."""
+    """Patterns with no JavaScript form or too slow there (the paste box matches those by
+    template)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -109,19 +124,24 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   show_progress: bool = True, full_text: bool = False) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
     also indexes the records' whole text with Pagefind (``site/pagefind/``)."""
-    # Forked first, while this process holds no records (see parallel.Workers).
-    with Workers(1 if merge_only else jobs) as workers:
+    work = settings.project_dir / WORK_DIR
+    if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
+        check_site_dir(settings, work)
+    # Forked first, while this process holds no records (see parallel.Workers), and before
+    # the lock is taken, so no worker shares it.
+    with Workers(1 if merge_only else jobs) as workers, project_lock(work):
         prepared = _prepare(settings, paths, strict, full_text)
-        work, units = prepared.ctx.work_dir, prepared.units
+        units = prepared.units
         chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
         dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+        _carry_dates(settings, prepared, dirty)
         results = _build(prepared.ctx, dirty, workers, show_progress)
-    removed, searchable = 0, None
-    if selection is None:
-        searchable = _assemble(settings, prepared, show_progress, full_text)
-        removed = update_manifest(settings.out_dir, sorted(prepared.generated))
-    written = prepared.written + sum(r.written for r in results)
-    save(prepared.found, work)
+        removed, searchable = 0, None
+        if selection is None:
+            searchable = _assemble(settings, prepared, show_progress, full_text)
+            removed = update_manifest(settings.out_dir, sorted(prepared.generated))
+        written = prepared.written + sum(r.written for r in results)
+        save(prepared.found, work)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
@@ -187,6 +207,21 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                 for g in catalog.groups[kind].values()})), strict, everything)
     return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
+
+
+def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
+    """When pages move between units (the number of record or hub units changed, or a unit's
+    folder is gone), give each unit about to be built the sitemap dates of its pages from
+    the units they were in. Nothing is read otherwise: a unit keeps its own pages' dates."""
+    work = prepared.ctx.work_dir
+    if not dirty:
+        return
+    have = {p.parent.parent.name: p for p in work.glob("units/*/.errdocs/lastmod.json")}
+    if not have or {u.name for u in prepared.units if u.kind in _DATED} == set(have) or (
+            not dates_enabled(settings)):
+        return  # a first build, or no page moved
+    carry(have.values(), [(unit_dates(unit_dir(work, u.name))[1], unit_pages(prepared.ctx, u))
+                          for u in dirty if u.kind in _DATED])
 
 
 def _build(ctx: Context, units: list[Unit], workers: Workers,

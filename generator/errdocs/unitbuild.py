@@ -30,6 +30,7 @@ from .settings import Settings, read_config_data
 from .shards import Unit, UnitKind, group_pages, record_groups, related_targets
 from .write import write_changed
 
+LASTMOD = "errdocs-lastmod"
 HOSTED_DROPS = frozenset({"search", "material/search"})
 """Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
 page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
@@ -106,9 +107,10 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     else:
         owned = tuple(f"{sub}/{p}" for p in sorted(todo))
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
-    config_file = _write_config(ctx, unit, folder, owned, stubs)
+    kept = [f"{sub}/{p}" for p in sorted(reused)]
+    config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
+    _reuse_outputs(folder, config, kept)
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
@@ -244,19 +246,21 @@ def finish(folder: Path, stamp: dict[str, object]) -> None:
 
 
 def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
-                  stubs: Iterable[str]) -> Path:
-    """The unit's mkdocs.yml (INHERITs the project's) and page list."""
+                  stubs: Iterable[str], kept: Iterable[str]) -> Path:
+    """The unit's mkdocs.yml (INHERITs the project's) and page list: ``owned`` pages are
+    built, ``stubs`` only linked to, ``kept`` pages keep their earlier HTML."""
     folder.mkdir(parents=True, exist_ok=True)
     empty = ctx.work_dir / "empty-docs"
     empty.mkdir(exist_ok=True)
     pages = folder / "pages.json"
     pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
-                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
+                                 "stubs": list(stubs), "kept": list(kept),
+                                 "root": unit.kind is UnitKind.ROOT,
                                  "template_cache": str(ctx.work_dir / "templates")}),
                      "utf-8")
     base = base_config(ctx.settings.config_file)
-    plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
-               HOSTED_DROPS]
+    plugins = [_unit_dates(p, folder) for p in _plugin_list(base.get("plugins"))
+               if _plugin_name(p) not in HOSTED_DROPS]
     config: dict[str, object] = {
         "INHERIT": str(ctx.settings.config_file),
         "docs_dir": str(empty),
@@ -275,6 +279,39 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     config_file = folder / "mkdocs.yml"
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
     return config_file
+
+
+def _unit_dates(entry: object, folder: Path) -> object:
+    """``errdocs-lastmod`` of a unit: the dates of its own pages, in its folder (units are
+    built at once), and of the pages that moved into it (see :func:`unit_dates`)."""
+    if _plugin_name(entry) != LASTMOD:
+        return entry
+    own, moved = unit_dates(folder)
+    return {LASTMOD: {**_options(entry), "state_file": str(own), "base_state": str(moved)}}
+
+
+def unit_dates(folder: Path) -> tuple[Path, Path]:
+    """A unit's sitemap dates: of its pages (written by each build of the unit), and of pages
+    that were in other units before (written by :func:`errdocs.sitebuild` when they move)."""
+    return folder / ".errdocs" / "lastmod.json", folder / ".errdocs" / "moved-in.json"
+
+
+def dates_enabled(settings: Settings) -> bool:
+    """True when the project's config has ``errdocs-lastmod``."""
+    return any(_plugin_name(e) == LASTMOD
+               for e in _plugin_list(base_config(settings.config_file).get("plugins")))
+
+
+def unit_pages(ctx: Context, unit: Unit) -> list[str]:
+    """Docs-relative paths of every page a MkDocs unit owns."""
+    if unit.kind is UnitKind.ROOT:
+        return list(ctx.root_pages)
+    return [f"{ctx.settings.subtree}/{p}" for p, _key in unit.page_keys]
+
+
+def _options(entry: object) -> dict[str, object]:
+    value = entry.get(LASTMOD) if isinstance(entry, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def base_config(config_file: Path) -> dict[str, object]:

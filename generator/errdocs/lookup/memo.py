@@ -17,7 +17,7 @@ from .jsregex import JsRegex
 from .patterns import Requirements
 
 FILE = "lookup-memo.pickle"
-VERSION = 1
+VERSION = 2
 """Bump when what is remembered changes meaning."""
 
 
@@ -33,6 +33,12 @@ class PatternFacts:
     """Why it cannot be used (reported on every build, for every record with it)."""
     broken: bool = False
     """The pattern does not compile (else, when unusable, it has no word to find it by)."""
+    slow: bool = False
+    """It can take exponential time in the browser's engine (see :mod:`.backtrack`; only
+    looked at with the browser form): the browser matches its record by the template."""
+    linear: bool = True
+    """RE2 has a form of it (see :mod:`.linear`; only looked at without the browser form):
+    else ``errdocs lookup`` matches its record by the template."""
 
 
 @dataclass
