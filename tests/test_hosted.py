@@ -191,9 +191,10 @@ def test_record_text_in_the_head_stays_text(tmp_path: Path) -> None:
     assert article["name"] == message
     assert article["about"] == {"@type": "SoftwareSourceCode", "name": 'ev"il/re<po'}
     # Only the scripts of the seed's own page (JSON-LD, Material's inline ones, its config, its
-    # bundle, the search's three): the record's </script><script> made none.
+    # bundle, the record page's one, the search's three): the record's </script><script> made
+    # none.
     assert found.scripts == ["application/ld+json", "", "", "", "", "application/json", "", "",
-                             "", ""]
+                             "", "", ""]
     assert "<img src=x" not in page.read_text("utf-8")
 
 

@@ -33,7 +33,9 @@ def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
     ``site_dir`` None keeps the config's own. ``overrides`` replace top-level config keys (as
     ``load_config`` does); ``adjust`` may change the loaded config further before the build.
     """
-    _show_mkdocs_warnings()
+    handler = _show_mkdocs_warnings()
+    handler.held = []
+    failed_on_os = False
     try:
         if site_dir is not None:
             overrides["site_dir"] = str(site_dir)
@@ -47,17 +49,35 @@ def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
             config.plugins.on_shutdown()
     except (MkDocsException, SystemExit) as exc:
         raise BuildError(f"{engine.display()} build failed: {exc}") from exc
+    except OSError:
+        failed_on_os = True
+        raise
+    finally:
+        held, handler.held = handler.held, None
+        for line in [] if failed_on_os else held:
+            click.echo(line, err=True)
     return config
 
 
 class _ClickHandler(logging.Handler):
-    """Sends MkDocs' log records to the current stderr (click's, so tests capture them)."""
+    """Sends MkDocs' log records to the current stderr (click's, so tests capture them).
+
+    While :attr:`held` is a list, errors go there instead: MkDocs logs the error of a page it
+    fails to build and then raises it, and an operating-system failure gets one line of its
+    own from the CLI (the path, what to do), so :func:`run_mkdocs` drops them in that case.
+    """
+
+    held: list[str] | None = None
 
     def emit(self, record: logging.LogRecord) -> None:
-        click.echo(self.format(record), err=True)
+        line = self.format(record)
+        if record.levelno >= logging.ERROR and self.held is not None:
+            self.held.append(line)
+        else:
+            click.echo(line, err=True)
 
 
-def _show_mkdocs_warnings() -> None:
+def _show_mkdocs_warnings() -> _ClickHandler:
     """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does.
 
     ProperDocs logs under ``properdocs`` and counts the warnings there for ``--strict``; the
@@ -69,9 +89,11 @@ def _show_mkdocs_warnings() -> None:
         legacy = logging.getLogger(engine.MKDOCS)
         legacy.parent, legacy.propagate = logger, True
         legacy.setLevel(logging.NOTSET)
-    if not any(isinstance(h, _ClickHandler) for h in logger.handlers):
+    handler = next((h for h in logger.handlers if isinstance(h, _ClickHandler)), None)
+    if handler is None:
         handler = _ClickHandler(logging.WARNING)
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
         logger.addHandler(handler)
     # Only warnings are shown (and counted by --strict); INFO records would cost per page.
     logger.setLevel(logging.WARNING)
+    return handler

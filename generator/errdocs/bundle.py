@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,10 +29,11 @@ from pathlib import Path, PurePosixPath
 from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
-from .errors import ErrdocsError
+from .errors import ErrdocsError, naming
 from .model import GroupKind, group_key, shown_tags
 from .pipeline import pages_for
 from .records import Record
+from .scratch import scratch_folder
 from .settings import Settings, read_config_data
 from .write import MANIFEST, read_manifest, write_pages
 
@@ -120,8 +120,10 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
         # -o names a file errdocs replaces: only ever an earlier zip, never a user's file
         raise BundleError(f"{output}: exists and is not a zip file; give another --output, "
                           "e.g. -o dist/errdocs-bundle.zip")
-    with tempfile.TemporaryDirectory(prefix="errdocs-bundle-") as tmp:
-        docs, site = Path(tmp) / "docs", Path(tmp) / "site"
+    # In the work folder, not the system's: a killed bundle's folder is removed by the next
+    # bundle or build (scratch.remove_dead).
+    with scratch_folder(settings.work_dir) as tmp:
+        docs, site = tmp / "docs", tmp / "site"
         copy_hand_written(settings.docs_dir, docs, settings.subtree)
         _, pages = pages_for(records)
         write_pages(docs / settings.subtree, pages)
@@ -170,7 +172,8 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.partial")
     try:
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED,
+                                             compresslevel=9) as archive:
             for path in files:
                 info = zipfile.ZipInfo(f"{folder}/{path.relative_to(site).as_posix()}", ZIP_DATE)
                 info.compress_type = zipfile.ZIP_DEFLATED

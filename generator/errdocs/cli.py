@@ -13,7 +13,7 @@ from . import engine as engines
 from . import jobarray
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
-from .errors import ErrdocsError, os_failure
+from .errors import BuildFailed, ErrdocsError, os_failure
 from .lock import project_lock
 from .lookup import lookup, report, store
 from .lookup.extract import cut_notes
@@ -22,7 +22,7 @@ from .parallel import default_jobs
 from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
 from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
-from .sitebuild import WORK_DIR, ShardedReport, Slice, StrictProblems, build_sharded
+from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -72,6 +72,12 @@ ENGINE = click.option(
     "continuation, same config and plugins). Also ERRDOCS_ENGINE.")
 
 
+_KEPT = {"build": BuildFailed.consequence, "merge": BuildFailed.consequence,
+         "bundle": BundleError.consequence}
+"""What a command's operating-system failure left as it was (every step that can fail comes
+before the one that replaces the site or the zip)."""
+
+
 class _Guarded(click.Group):
     """The one place errdocs' exception family is caught: a failure is one line and exit 1.
 
@@ -84,7 +90,11 @@ class _Guarded(click.Group):
         except (ErrdocsError, OSError) as exc:
             if ctx.params.get("debug"):
                 raise
-            line = os_failure(exc) if isinstance(exc, OSError) else exc.line()
+            if isinstance(exc, OSError):
+                kept = _KEPT.get(ctx.invoked_subcommand or "")
+                line = f"{os_failure(exc)}; {kept}" if kept else os_failure(exc)
+            else:
+                line = exc.line()
             raise click.ClickException(line) from exc
 
 
@@ -328,7 +338,7 @@ def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> N
     if strict and checked.problems:
         raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
                                    "written (--strict)")
-    with project_lock(settings.project_dir / WORK_DIR):  # docs/errors/ is a build's too
+    with project_lock(settings.work_dir):  # docs/errors/ is a build's too
         result = generate(checked, settings.out_dir)
     for problem in result.lookup_problems:
         click.echo(str(problem), err=True)

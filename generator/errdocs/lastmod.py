@@ -11,12 +11,12 @@ content), and the build date otherwise.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+from .write import atomic_write
 
 STATE_VERSION = 1
 
@@ -58,14 +58,7 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     pages = {key: {"digest": s.digest, "date": s.date} for key, s in sorted(stamps.items())}
     body = json.dumps({"version": STATE_VERSION, "pages": pages}, indent=1, sort_keys=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(body + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, (body + "\n").encode("utf-8"))
 
 
 def carry(sources: Iterable[Path], targets: Iterable[tuple[Path, Iterable[str]]]) -> None:

@@ -9,6 +9,11 @@ site and a failure leaves the previous site as it was. When the spare cannot be 
 (first build, missing file lists, an interrupted merge, a live site that is not the one the
 last merge put there), both trees are made afresh by linking every file.
 
+The swap is one step where the system allows it (Linux's ``renameat2(RENAME_EXCHANGE)``), so
+a kill leaves either site, never none; elsewhere it is two renames and the next build puts the
+previous site back if a kill came between them. It is the merge's commit: what follows (keeping
+a spare tree) cannot fail the build.
+
 Each unit's ``sitemap.xml`` is merged into one, and the site gets errdocs' marker
 (:mod:`errdocs.siteowner`). Files are copied instead of linked when the work folder is on
 another file system.
@@ -16,20 +21,28 @@ another file system.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
+import functools
 import gzip
 import os
 import re
+import secrets
 import shutil
-import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildFailed
+from .errors import BuildFailed, naming
 from .siteowner import check_replaceable, discard, is_ours, mark
 from .sitestate import Place, forget_others, live_is_known
+from .write import atomic_write
 
 SITEMAP = "sitemap.xml"
+CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP})
+"""Why a hard link may fail where a copy works: another file system, one without links, a
+file with too many links already."""
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 
@@ -67,7 +80,8 @@ def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
     names = sorted(
         os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site) for f in files
         if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
-    (folder / f"files-{key}.txt").write_text("\n".join(names), "utf-8")
+    # By rename: a later merge removes exactly these files from the spare tree.
+    atomic_write(folder / f"files-{key}.txt", "\n".join(names).encode("utf-8"))
     lists = sorted(folder.glob("files-*.txt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in lists[keep:]:
         old.unlink(missing_ok=True)
@@ -87,37 +101,83 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     place.clear()
     forget_others(work, place)
     state = place.read()
-    wanted = {u.name: u.key for u in units}
     live_before = state.get("live") if live_is_known(place, state) else None
     place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
     spare, spare_before = place.spare, state.get("spare")
-    if isinstance(spare_before, dict) and is_ours(spare) and _updated(
-            spare, spare_before, units, work):
-        staging, fresh_spare = spare, False
-    else:
-        discard(spare, work)
-        staging, fresh_spare = _fresh(units, place), True
-    previous = place.previous
-    try:
-        _finish_tree(staging, units)
-        discard(previous, work)
-        if os.path.lexists(target):
-            target.rename(previous)
+    with naming(place.home):  # what fails to be written and names no file
+        if isinstance(spare_before, dict) and is_ours(spare) and _updated(
+                spare, spare_before, units, work):
+            staging, fresh_spare = spare, False
+        else:
+            discard(spare, work)
+            staging, fresh_spare = _fresh(units, place), True
+        try:
+            _finish_tree(staging, units)
+            _swap(staging, place, work)  # the commit: from here on the new site is live
+        except BaseException:
+            _recover(place)
+            if staging != spare:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+    # The site is built: a failure now only leaves no spare (the state says so), and the
+    # next build makes one afresh.
+    with contextlib.suppress(OSError):
+        _keep_spare(staging, None if fresh_spare else live_before, units, place, work)
+
+
+def _swap(staging: Path, place: Place, work: Path) -> None:
+    """Put ``staging`` in the site's place; ``staging`` then holds the previous site (or
+    nothing, on a first build)."""
+    target, previous = place.target, place.previous
+    if not os.path.lexists(target):
         staging.rename(target)
-    except BaseException:
-        _recover(place)
-        if staging != spare:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    if previous.exists() and isinstance(live_before, dict) and not fresh_spare:
-        previous.rename(spare)
-        place.write(wanted, live_before)
-    else:  # no trusted spare: make one now, so the next build is incremental
-        discard(previous, work)
-        made = _fresh(units, place)
-        _finish_tree(made, units)
-        made.rename(spare)
-        place.write(wanted, wanted)
+    elif not _exchange(staging, target):  # two renames: a kill between them is put right by
+        discard(previous, work)            # the next merge (_recover)
+        target.rename(previous)
+        staging.rename(target)
+        previous.rename(staging)
+
+
+def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], place: Place,
+                work: Path) -> None:
+    """After the swap ``old`` holds the previous site: it becomes the spare when its units are
+    known (it was the spare being updated), else a spare is made afresh."""
+    wanted = {u.name: u.key for u in units}
+    if isinstance(old_units, dict) and old == place.spare and is_ours(old):
+        place.write(wanted, old_units)
+        return
+    if os.path.lexists(old):
+        discard(old, work)
+    made = _fresh(units, place)
+    _finish_tree(made, units)
+    made.rename(place.spare)
+    place.write(wanted, wanted)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # not Linux with glibc 2.28 or later
+        return None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (``renameat2(RENAME_EXCHANGE)``); False where the system
+    or the file system cannot."""
+    call = _renameat2()
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
 
 
 def _recover(place: Place) -> None:
@@ -133,7 +193,7 @@ def _finish_tree(tree: Path, units: Sequence[UnitOutput]) -> None:
 
 
 def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=place.staging_prefix, dir=place.home))
+    staging = _new_folder(place.home, place.staging_prefix)
     try:
         for unit in units:
             _link_all(unit, staging)
@@ -141,6 +201,18 @@ def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return staging
+
+
+def _new_folder(home: Path, prefix: str) -> Path:
+    """A new folder ``prefix`` + 8 hex digits, with the usual permissions (mkdtemp's are
+    0700, and this one becomes the site a web server reads)."""
+    while True:
+        folder = home / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
 
 
 def _link_all(unit: UnitOutput, tree: Path) -> None:
@@ -210,7 +282,9 @@ def _link(source: Path, target: Path, unit: str) -> None:
         os.link(source, target)
     except FileExistsError as exc:
         raise MergeError(f"unit {unit} and another unit both wrote {target}") from exc
-    except OSError:
+    except OSError as exc:
+        if exc.errno not in CANNOT_LINK:
+            raise  # a full disk, a read-only folder: copying would not do better
         shutil.copy2(source, target)  # another file system: copy instead
 
 

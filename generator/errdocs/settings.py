@@ -10,6 +10,8 @@ import yaml
 
 GENERATED_SUBTREE = "errors"
 SAMPLE_DATASET = Path("data/sample.jsonl")
+WORK_DIR = ".errdocs"
+"""errdocs' own folder in the project: caches, unit outputs, scratch folders."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,11 @@ class Settings:
     @property
     def project_dir(self) -> Path:
         return self.config_file.parent
+
+    @property
+    def work_dir(self) -> Path:
+        """errdocs' own folder in the project (:data:`WORK_DIR`)."""
+        return self.project_dir / WORK_DIR
 
 
 def load_settings(config_file: Path = Path("mkdocs.yml"), site_dir: Path | None = None,

@@ -6,14 +6,16 @@ Plain functions the CLI calls. See README ("Big datasets") for the flow and how 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .errors import InputError
+from . import journal, scratch
+from .errors import InputError, naming
 from .lastmod import carry
 from .lock import project_lock
 from .lookup import build_index
@@ -25,8 +27,8 @@ from .model import Catalog, GroupKind, build_catalog
 from .parallel import Workers
 from .problems import Problem, Severity
 from .progress import Progress, wanted
-from .render import Page, render_group_list, render_home
-from .scan import Scan, save, scan, stage
+from .render import Page, listed_kinds, render_group_list, render_home
+from .scan import STAGED_FILE, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
 from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
@@ -38,13 +40,13 @@ from .unitbuild import (
     base_config,
     dates_enabled,
     is_current,
+    to_render,
     unit_dates,
     unit_dir,
     unit_pages,
 )
-from .write import MANIFEST, read_manifest, update_manifest, write_changed
+from .write import MANIFEST, TEMPORARY, claim, update_manifest, write_changed
 
-WORK_DIR = ".errdocs"
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS)
 """Units MkDocs builds, whose pages have sitemap dates."""
@@ -111,6 +113,7 @@ class _Prepared:
     ctx: Context
     units: list[Unit]
     generated: set[str]
+    known: set[str]
     problems: list[Problem]
     records: int
     written: int
@@ -123,30 +126,79 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   selection: Slice | None = None, merge_only: bool = False,
                   show_progress: bool = True, full_text: bool = False) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
-    also indexes the records' whole text with Pagefind (``site/pagefind/``)."""
-    work = settings.project_dir / WORK_DIR
+    also indexes the records' whole text with Pagefind (``site/pagefind/``).
+
+    Every step that can fail comes before the merge's swap, the one step that changes the
+    site: a failure or a kill anywhere leaves the previous site, and the next build (of any
+    data) gives what a cold build gives.
+    """
+    work = settings.work_dir
     if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
         check_site_dir(settings, work)
-    # Forked first, while this process holds no records (see parallel.Workers), and before
-    # the lock is taken, so no worker shares it.
-    with Workers(1 if merge_only else jobs) as workers, project_lock(work):
+    # Workers forked first, while this process holds no records (see parallel.Workers), and
+    # before the lock is taken, so no worker shares it; naming: the folder of a failed write
+    # that names no file.
+    with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
+            project_lock(work):
+        _clean_leftovers(work)  # under the lock: no other build is using them
         prepared = _prepare(settings, paths, strict, full_text)
         units = prepared.units
         chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
-        dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
+        pending = journal.read(work)
+        ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
         _carry_dates(settings, prepared, dirty)
-        results = _build(prepared.ctx, dirty, workers, show_progress)
+        pending = journal.record(work, pending, (  # before any unit writes a page
+            (page, key) for unit in dirty if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
+            for page, key in unit.page_keys if page in to_render(ctx, unit)))
+        results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
         if selection is None:
-            searchable = _assemble(settings, prepared, show_progress, full_text)
-            removed = update_manifest(settings.out_dir, sorted(prepared.generated))
-        written = prepared.written + sum(r.written for r in results)
+            removed = update_manifest(settings.out_dir, sorted(prepared.generated),
+                                      prepared.known)
+        _forget_other_units(work, {u.name for u in units})
+        journal.settle(work, pending, None if selection is None else chosen)
         save(prepared.found, work)
+        if selection is None:
+            searchable = _assemble(settings, prepared, show_progress, full_text)
+    written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
         max(0, len(prepared.generated) - written), prepared.lookup_problems,
         prepared.unconverted)
+
+
+def _to_build(ctx: Context, chosen: list[Unit],
+              pending: journal.Journal) -> tuple[Context, list[Unit]]:
+    """The units to build: those not current, and those holding pages an unfinished build
+    may have rewritten (which the context then names, so they are rendered again)."""
+    dirty, unsettled = [], set()
+    for unit in chosen:
+        redo = journal.unsettled(pending, unit)
+        if redo or not is_current(ctx.work_dir, unit):
+            dirty.append(unit)
+            unsettled |= redo
+    return replace(ctx, unsettled=frozenset(unsettled)), dirty
+
+
+def _clean_leftovers(work: Path) -> None:
+    """Remove what killed builds left in the work folder: only files and folders errdocs
+    names itself (temporary files, unit outputs being made, dead bundles' folders). Staging
+    trees are the merge's to clear (``sitestate.Place.clear``); temporary pages in the
+    generated tree go on ``_hand_written``'s walk."""
+    if not work.is_dir():
+        return
+    scratch.remove_dead(work)
+    folders = [work, work / "templates", *(work / "units").glob("*/"),
+               *(work / "units").glob("*/.errdocs/")]
+    for folder in folders:
+        for child in folder.iterdir() if folder.is_dir() else ():
+            name = child.name
+            if name == "site.new" and folder.parent.name == "units" and child.is_dir():
+                shutil.rmtree(child)
+            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
+                                      or name == STAGED_FILE):
+                child.unlink()
 
 
 def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
@@ -177,7 +229,7 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
              full_text: bool) -> _Prepared:
     """Scan, catalogue, write the root's generated pages, and plan the units."""
-    work = settings.project_dir / WORK_DIR
+    work = settings.work_dir
     found = scan(paths, work)
     if strict and found.problems:
         raise StrictProblems(found.problems)
@@ -192,10 +244,13 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                           full_text=full_text)  # the search box's
     root_pages, data_files = _root_pages(catalog), data.pages + search
     generated = _generated_paths(catalog, root_pages + data_files)
+    # Listed as errdocs' before any is written: a killed build's pages are never taken for
+    # hand-written ones, and the next build removes those it does not make again.
+    known = claim(settings.out_dir, generated)
+    hand_written = _hand_written(settings, known)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
     written = write_changed(settings.out_dir, root_pages + data_files)[0]
-    hand_written = _hand_written(settings, generated)
     everything = _global_key(settings)
     units = plan(found.lights, catalog, _root_inputs(settings, root_pages, hand_written),
                  everything, data_files)
@@ -205,7 +260,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()})), strict, everything)
-    return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
+    return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
 
 
@@ -244,8 +299,8 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
 def _root_pages(catalog: Catalog) -> list[Page]:
     """The lists of all groups and the front page (as render_all makes them)."""
     pages: list[Page] = []
-    for kind in GroupKind:
-        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
     pages.append(render_home(catalog))
     return pages
 
@@ -260,12 +315,14 @@ def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
 
 
 def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
-    """Docs-relative paths of every file in docs_dir that errdocs did not generate.
+    """Docs-relative paths of every file in docs_dir that errdocs did not generate (nor list
+    in its manifest). Temporary files killed runs left in the generated tree are deleted on
+    the way.
 
     Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
     """
     docs, sub = str(settings.docs_dir), settings.subtree
-    skip = generated | read_manifest(settings.out_dir) | {MANIFEST}
+    skip = generated | {MANIFEST}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -273,10 +330,13 @@ def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
         with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
             for entry in sorted(entries, key=lambda e: e.name):
                 path = f"{relative}/{entry.name}" if relative else entry.name
+                ours = path.startswith(f"{sub}/")
                 if entry.is_dir(follow_symlinks=True):
                     stack.append(path)
-                elif not entry.name.startswith(".tmp-") and not (
-                        path.startswith(f"{sub}/") and path[len(sub) + 1:] in skip):
+                elif entry.name.startswith(TEMPORARY):
+                    if ours:
+                        os.unlink(entry.path)
+                elif not (ours and path[len(sub) + 1:] in skip):
                     found.append(path)
     return sorted(found)
 
@@ -306,10 +366,21 @@ def _global_key(settings: Settings) -> str:
     return global_key(settings.config_file, extra)
 
 
-def _prune_units(work: Path, keep: set[str]) -> None:
-    """Drop outputs of units that are no longer in the plan (the unit count changed)."""
+def _forget_other_units(work: Path, plan: set[str]) -> None:
+    """Unmark the records and hub units of other plans (another unit count): their pages'
+    Markdown is now this plan's, so they must never count as current again. Their folders
+    stay until the merge, which reads their file lists (then :func:`_prune_units`)."""
     folder = work / "units"
-    if folder.is_dir():
-        for child in folder.iterdir():
+    for child in folder.iterdir() if folder.is_dir() else ():
+        if child.name not in plan and child.name.startswith(("rec-", "hub-")):
+            (child / "stamp.json").unlink(missing_ok=True)
+
+
+def _prune_units(work: Path, keep: set[str]) -> None:
+    """Drop outputs of units that are no longer in the plan (the unit count changed). After
+    the merge, so it may not fail the build: what stays is pruned next time."""
+    folder = work / "units"
+    with contextlib.suppress(OSError):
+        for child in folder.iterdir() if folder.is_dir() else ():
             if child.name not in keep and child.name != ROOT:
                 shutil.rmtree(child, ignore_errors=True)

@@ -13,6 +13,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import naming
 from .jsregex import JsRegex
 from .patterns import Requirements
 
@@ -80,7 +81,7 @@ def save(memo: Memo, work_dir: Path) -> None:
     kept = memo.used if memo.used is not None else memo
     work_dir.mkdir(parents=True, exist_ok=True)
     tmp = work_dir / (FILE + ".tmp")
-    with tmp.open("wb") as handle:
+    with naming(tmp), tmp.open("wb") as handle:
         pickle.dump((VERSION, key, kept.patterns, kept.templates), handle,
                     protocol=pickle.HIGHEST_PROTOCOL)
     tmp.replace(work_dir / FILE)
