@@ -16,7 +16,8 @@ from .sites import ROOT, SAMPLE, copy_project
 try:
     import playwright  # noqa: F401
 except ImportError:  # these modules import Playwright at the top; every other test runs
-    collect_ignore = ["test_browser.py", "test_hostile_browser.py", "test_lookup_budget.py"]
+    collect_ignore = ["test_browser.py", "test_hostile_browser.py", "test_lookup_budget.py",
+                      "test_related_browser.py"]
 
 __all__ = ["ROOT", "SAMPLE", "copy_project"]  # shared with the tests that import them from here
 

@@ -14,7 +14,7 @@ import html
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from mkdocs.structure.pages import Page
 from errdocs import pageparts
 from errdocs.escape import safe_url
 from errdocs.excerpt import language_for
+from errdocs.family import message_key
 from errdocs.load import RawItem
 from errdocs.meta import record_meta
 from errdocs.model import Catalog, GroupKind, group_key, shown_tags
@@ -131,7 +132,7 @@ def test_any_text_shows_literally_adds_no_markup_and_stays_inside(
     items = [RawItem(Origin("p.jsonl", n), value) for n, value in enumerate(raw, start=1)]
     records = list(validator.validate_all(items))
     assert [p for p in validator.problems if p.severity is Severity.ERROR] == []
-    plain = [_plain(r, n) for n, r in enumerate(records)]
+    plain = [_plain(r, n, records) for n, r in enumerate(records)]
     with _rendered(config, records) as (catalog, html_pages), \
          _rendered(config, plain) as (_, plain_pages):
         for record, twin in zip(records, plain, strict=True):
@@ -300,10 +301,14 @@ def _assert_no_new_markup(record: Record, found: _Found, plain: _Found) -> None:
 # --- the same records with plain words ------------------------------------------------------
 
 
-def _plain(record: Record, n: int) -> Record:
+def _plain(record: Record, n: int, records: list[Record]) -> Record:
     """``record`` with each text replaced by plain words, keeping what shapes the page: which
-    fields are blank, the line and paragraph structure, the code language, distinct tags."""
-    changes: dict[str, object] = {"id": f"id{n}", "repo": "o/r", "slug": "s"}
+    fields are blank, the line and paragraph structure, the code language, distinct tags, and
+    which records are related (one repository, family, file or category for the same ones)."""
+    changes: dict[str, object] = {
+        "id": f"id{n}", "slug": "s",
+        "repo": f"o/r{_index(records, lambda r: group_key(GroupKind.REPO, r.repo), record)}",
+        "error_message": f"plain{_index(records, lambda r: message_key(r.error_message), record)}"}
     for spec in FIELDS:
         value = getattr(record, spec.attr)
         if spec.attr in changes or value is None or spec.kind is Kind.INT:
@@ -314,9 +319,11 @@ def _plain(record: Record, n: int) -> Record:
             changes[spec.attr] = _plain_text(value)
     changes["tags"] = tuple(_plain_key(t, record.tags) for t in record.tags)
     if record.background_tag is not None:
-        changes["background_tag"] = _plain_key(record.background_tag, (record.background_tag,))
-    if record.file_path is not None:
-        changes["file_path"] = _plain_file(record.file_path)
+        changes["background_tag"] = _plain_key(
+            record.background_tag, tuple(r.background_tag or "" for r in records))
+    if record.file_path:
+        number = _index(records, lambda r: r.file_path, record)
+        changes["file_path"] = _plain_file(record.file_path).replace("plain", f"plain{number}", 1)
     if record.github_url is not None:
         ok = safe_url(record.github_url, host=SOURCE_HOST)
         # A safe link is kept as it is: its shape (a blob, a line range) decides the links.
@@ -333,6 +340,11 @@ def _plain(record: Record, n: int) -> Record:
         if pageparts.readable_date(getattr(record, name)):
             changes[name] = getattr(record, name)
     return dataclasses.replace(record, **changes)  # type: ignore[arg-type]
+
+
+def _index(records: list[Record], key: Callable[[Record], object], record: Record) -> int:
+    """Which of the distinct ``key`` values of ``records`` is ``record``'s."""
+    return list(dict.fromkeys(map(key, records))).index(key(record))
 
 
 def _plain_text(value: str) -> str:

@@ -16,17 +16,13 @@ from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
 
 from .conftest import ROOT, SAMPLE, copy_project
+from .test_sharded import _tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
 SITE_URL = "https://example.org/docs/"
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
@@ -74,9 +70,7 @@ def test_two_site_dirs_in_turn_each_equal_a_cold_build(
 
 def test_a_failed_swap_puts_the_previous_site_back(
         tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The worst moment to fail where the swap is two renames (Linux swaps in one step,
-    # renameat2): the old site renamed away, the new one not yet in its place.
-    monkeypatch.setattr(merge, "_exchange", lambda staging, target: False)
+    # The worst moment to fail: the old site renamed away, the new one not yet in its place.
     site = project / "site"
     _build(project, SAMPLE, site)
     before = _tree(site)
@@ -89,12 +83,15 @@ def test_a_failed_swap_puts_the_previous_site_back(
         return rename(self, target)
 
     monkeypatch.setattr(Path, "rename", failing)
+    # Where the file system cannot exchange two folders in one step, the swap is two renames:
+    # fail between them (the one-step exchange has no such moment).
+    monkeypatch.setattr(merge, "_exchange", lambda a, b: False)
     data = _without_line(SAMPLE, 3, tmp_path / "less.jsonl")
     result = CliRunner().invoke(main, ["build", str(data), "-f", str(project / "mkdocs.yml"),
                                        "--site-url", SITE_URL])
     assert (result.exit_code, result.output) == (
-        1, f"Error: {site}: the disk is full: free some space and try again; the previous site "
-        "was left as it was\n")
+        1, f"Error: {site}: the disk is full: free some space and try again; the previous "
+           "site was left as it was\n")
     assert failed and _tree(site) == before
     monkeypatch.setattr(Path, "rename", rename)
     _build(project, data, site)

@@ -25,7 +25,7 @@ MAX_KEYWORDS = 10
 """Tags kept as keywords."""
 _GITHUB_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _KIND_WORDS = {GroupKind.TAG: "tagged", GroupKind.CATEGORY: "in the category",
-               GroupKind.REPO: "raised in"}
+               GroupKind.REPO: "raised in", GroupKind.FAMILY: "with the message"}
 
 
 def record_meta(record: Record, tags: list[str], title: str | None = None) -> dict[str, object]:
@@ -59,6 +59,10 @@ def group_meta(group: Group) -> dict[str, object]:
 
 def list_meta(kind: GroupKind, count: int) -> dict[str, object]:
     """The ``errdocs`` front matter of the page listing every tag, category or repository."""
+    if kind is GroupKind.FAMILY:
+        noun = "error" if count == 1 else "errors"
+        return {"kind": kind.value, "description": f"The {count} {noun} of the catalogue "
+                "raised in several projects, with their record counts."}
     what = {GroupKind.TAG: "tags", GroupKind.CATEGORY: "categories",
             GroupKind.REPO: "repositories"}[kind]
     return {"kind": kind.value,
@@ -109,4 +113,5 @@ def github_repo_url(repo: str) -> str | None:
 
 
 def _kind_name(kind: GroupKind) -> str:
-    return {GroupKind.TAG: "tag", GroupKind.CATEGORY: "category", GroupKind.REPO: "repo"}[kind]
+    return {GroupKind.TAG: "tag", GroupKind.CATEGORY: "category", GroupKind.REPO: "repo",
+            GroupKind.FAMILY: "family"}[kind]

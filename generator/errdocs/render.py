@@ -6,6 +6,7 @@ Templates are safe by default: every plain string printed with ``{{ }}`` is esca
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -98,6 +99,7 @@ def render_record(record: Record, catalog: Catalog) -> Page:
         "top_tags": TOP_TAGS,
         "category": _category_link(record, entry, catalog),
         "repo_link": relative_link(entry.path, catalog.group_of(GroupKind.REPO, record.repo).path),
+        "related": _related(record, entry, catalog),
         "catalogue_link": relative_link(entry.path, "index.md"),
         "handling": [(label, code) for label, code in (
             ("Validation", record.validation_code), ("Type guard", record.type_guard),
@@ -141,6 +143,11 @@ def _paginate(first: str, rows: Sequence[T]) -> Iterator[
         yield path, paging.chunk(rows, number), links
 
 
+def listed_kinds(catalog: Catalog) -> list[GroupKind]:
+    """The kinds of group with a page listing them all: families only when there is one."""
+    return [k for k in GroupKind if k is not GroupKind.FAMILY or catalog.groups[k]]
+
+
 def render_home(catalog: Catalog) -> Page:
     """The catalogue's front page, with counts."""
     counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
@@ -157,13 +164,34 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
             pages.extend(render_group(group))
-        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
     pages.append(render_home(catalog))
     return pages
 
 
 def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:
     return [(g.label, relative_link(entry.path, g.path)) for g in groups]
+
+
+def _related(record: Record, entry: Entry, catalog: Catalog) -> dict[str, object] | None:
+    """The related lists of a record page (:mod:`errdocs.related`): entries and links."""
+    lists = catalog.related(record)
+    if not (lists.same_message or lists.same_file or lists.same_category):
+        return None
+    family = catalog.family_of(record)
+
+    def rows(ids: tuple[str, ...]) -> list[tuple[Entry, Markup, bool]]:
+        """Each entry, its link, and whether it is in another repository (folder)."""
+        folder = posixpath.dirname(entry.path)
+        return [(other, relative_link(entry.path, other.path),
+                 posixpath.dirname(other.path) != folder)
+                for other in map(catalog.entries.__getitem__, ids)]
+
+    return {"same_message": rows(lists.same_message), "same_file": rows(lists.same_file),
+            "same_category": rows(lists.same_category), "family_size": lists.family_size,
+            "family_repos": lists.family_repos,
+            "family_link": family and relative_link(entry.path, family.path)}
 
 
 def _category_link(record: Record, entry: Entry, catalog: Catalog) -> tuple[str, str] | None:

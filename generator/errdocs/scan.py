@@ -216,7 +216,8 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
                     analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, tags)),
                     background_tag=_intern(fields.background_tag),
                     error_class=_intern(fields.error_class), documentation=description,
-                    # Page titles tell records with one message apart by file and line.
+                    # Page titles tell records with one message apart by file and line; the
+                    # related lists show other errors of the same file, nearest lines first.
                     file_path=_intern(fields.file_path), line_number=fields.line_number)
     return Light(record, key.hex(), *place, len(line.raw))
 

@@ -27,7 +27,7 @@ from .model import Catalog, GroupKind, build_catalog
 from .parallel import Workers
 from .problems import Problem, Severity
 from .progress import Progress, wanted
-from .render import Page, render_group_list, render_home
+from .render import Page, listed_kinds, render_group_list, render_home
 from .scan import STAGED_FILE, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings
@@ -299,8 +299,8 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
 def _root_pages(catalog: Catalog) -> list[Page]:
     """The lists of all groups and the front page (as render_all makes them)."""
     pages: list[Page] = []
-    for kind in GroupKind:
-        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
     pages.append(render_home(catalog))
     return pages
 

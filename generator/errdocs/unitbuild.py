@@ -28,7 +28,7 @@ from .model import Catalog, Group, GroupKind
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings, read_config_data
-from .shards import Unit, UnitKind, group_pages, record_groups
+from .shards import Unit, UnitKind, group_pages, record_groups, related_targets
 from .write import atomic_write, write_changed
 
 LASTMOD = "errdocs-lastmod"
@@ -150,20 +150,28 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     """The context cut down to what ``unit``'s pages need, to send to a worker: its records'
     light copies and catalogue entries, the groups its pages list (hub) or link to (records,
-    without their rows: a record page shows a group's label and path only)."""
+    without their rows: a record page shows a group's label and path only), and its records'
+    related lists with the entries they show."""
     groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
-    entries, lights = {}, {}
+    entries, lights, related = {}, {}, {}
+    catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
         for record_id in unit.members:
-            entries[record_id] = ctx.catalog.entries[record_id]
+            entries[record_id] = catalog.entries[record_id]
             lights[record_id] = light = ctx.lights[record_id]
-            for group in record_groups(light.record, ctx.catalog):
+            family = catalog.family_of(light.record)
+            for group in (*record_groups(light.record, catalog), *([family] if family else [])):
                 groups[group.kind][group.key] = replace(group, entries=())
+            # The related lists, computed here: a worker gets them, not the whole index.
+            related[record_id] = lists = catalog.related(light.record)
+            for other in (*lists.same_message, *lists.same_file, *lists.same_category):
+                entries[other] = catalog.entries[other]
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             groups[group.kind][group.key] = group
     root = unit.kind is UnitKind.ROOT
-    return replace(ctx, catalog=Catalog(entries, groups), lights=lights,
+    sliced = Catalog(entries, groups, catalog.relations.only(related))
+    return replace(ctx, catalog=sliced, lights=lights,
                    root_pages=ctx.root_pages if root else (),
                    root_links=ctx.root_links if root else (),
                    unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled)), unit
@@ -218,6 +226,7 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
             if catalog.entries[record_id].path in todo:
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
+                targets.update(related_targets(record, catalog))
     else:
         for group in _groups(ctx, unit):
             pages = group_pages(group)
