@@ -82,10 +82,15 @@ def install(plan: Plan) -> None:
     for name in ("mkdir", "unlink", "remove", "rmdir"):
         _wrap(os, name, _if_exists(name, want=name != "mkdir"))
     for name in ("link", "symlink", "rename", "replace"):
-        _wrap(os, name, lambda args, kw, name=name: name, _destination)
+        _wrap(os, name, _always(name), _destination)
     for name in ("chmod", "utime"):
-        _wrap(os, name, lambda args, kw, name=name: name)
-    _wrap(merge, "_exchange", lambda args, kw: "exchange", _destination)
+        _wrap(os, name, _always(name))
+    _wrap(merge, "_exchange", _always("exchange"), _destination)
+
+
+def _always(name: str) -> Callable[[Sequence[Any], dict[str, Any]], str | None]:
+    """Count every call as ``name``."""
+    return lambda args, kw: name
 
 
 def real_open(*args: Any, **kw: Any) -> Any:
