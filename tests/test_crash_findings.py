@@ -202,6 +202,14 @@ def test_debug_shows_the_traceback(scene: Scene) -> None:
                                    f"'{project}/docs/errors/.errdocs-manifest.json'\n")
 
 
+def test_the_site_folder_has_the_usual_permissions(crash_scene: Scene) -> None:
+    """The site is a folder the merge made: not mkdtemp's 0700, which a web server running as
+    another user could not read."""
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (crash_scene.template / "site").stat().st_mode & 0o777 == 0o777 & ~umask
+
+
 def test_os_failure_names_the_file_in_the_way(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "errors").write_text("", "utf-8")
