@@ -42,6 +42,17 @@ def segment(value: str, *, reserved: frozenset[str] = RESERVED) -> str:
     return f"{cleaned or 'x'}-{short_hash(value)}"
 
 
+def exact_segment(value: str) -> str:
+    """A path segment that keeps apart texts differing only in case (record ids, dataset
+    versions): :func:`segment`, with a hash appended when lowercasing alone changed the text.
+    ``2f61984c034089bc`` stays as it is; ``ABC`` and ``abc`` get different segments, on any
+    file system (the offline bundle is unpacked on case-insensitive ones too)."""
+    cleaned = segment(value)
+    if cleaned == value or cleaned != value.lower():
+        return cleaned  # unchanged, or already given a hash of the original
+    return f"{cleaned}-{short_hash(value)}"
+
+
 def _is_reserved(cleaned: str, reserved: frozenset[str]) -> bool:
     return cleaned in reserved or cleaned.split(".", 1)[0] in WINDOWS_DEVICES
 

@@ -127,14 +127,16 @@ def _paginate(first: str, rows: Sequence[T]) -> Iterator[
         yield path, paging.chunk(rows, number), links
 
 
-def render_home(catalog: Catalog) -> Page:
-    """The catalogue's front page, with counts."""
+def render_home(catalog: Catalog, changes: tuple[str, str] | None = None) -> Page:
+    """The catalogue's front page, with counts; ``changes`` (a dataset version and its "what
+    changed" page) adds a link to that page."""
     counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
     categories = sorted(catalog.groups[GroupKind.CATEGORY].values(), key=lambda g: g.key)
     template = environment().get_template("home.md.j2")
     return Page("index.md", template.render(
         records=len(catalog.entries), counts=counts,
-        categories=[(g, g.path) for g in categories]))
+        categories=[(g, g.path) for g in categories],
+        changes=(changes[0], Markup(changes[1])) if changes else None))
 
 
 def render_all(records: list[Record], catalog: Catalog) -> list[Page]:

@@ -4,8 +4,11 @@
   categories and repositories, the theme's assets and the 404 page.
 - ``hub-NNNN``: the listing pages of some tags, categories and repositories.
 - ``rec-NNNN``: some record pages.
-- ``data-NNNN``: some of the paste box's and the search box's data files (static files: no
-  MkDocs build, hard links), so a changed record re-links only the data units its files are in.
+- ``data-NNNN``: some of the paste box's, the search box's and the 404 page's data files, and
+  of the static files at site paths (the feed, ``/api/``, the pages at addresses records
+  left): no MkDocs build, hard links, so a changed record re-links only the data units its
+  files are in. A record's own ``/id/`` page and JSON are made by its record unit, with its
+  page.
 
 Assignment is stable: a record goes to ``rec-(hash(id) mod K)``, a group to
 ``hub-(hash(kind:key) mod H)``, with K and H powers of two chosen from the counts, so units
@@ -59,7 +62,8 @@ class Unit:
     """What it holds."""
     members: tuple[str, ...]
     """Record ids (records unit), group ids ``kind:key`` (hub unit), generated-tree paths of
-    data files (data unit); empty for root."""
+    data files or, starting with ``/``, site paths of static files (data unit); empty for
+    root."""
     key: str
     """Hash of every input of the unit's output."""
     page_keys: tuple[tuple[str, str], ...] = ()

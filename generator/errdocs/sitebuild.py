@@ -13,7 +13,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .changes import (
+    FEED_FILE,
+    changes_pages,
+    feed,
+    home_link,
+    left_pages,
+    resolve_data,
+    seen,
+    version_time,
+)
 from .errors import InputError
+from .exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
+from .history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from .lookup import build_index
 from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
@@ -21,15 +33,16 @@ from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
 from .parallel import Workers
+from .permalinks import ID_FOLDER, Addresses
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, render_group_list, render_home
-from .scan import Scan, save, scan, stage
+from .scan import Light, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
-from .settings import Settings
+from .settings import Settings, check_site_url
 from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
 from .sitesearch import search_pages
-from .unitbuild import Context, UnitResult, base_config, is_current, unit_dir
+from .unitbuild import Context, UnitResult, base_config, is_current, static_dir, unit_dir
 from .write import MANIFEST, read_manifest, update_manifest, write_changed
 
 WORK_DIR = ".errdocs"
@@ -106,22 +119,29 @@ class _Prepared:
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
                   selection: Slice | None = None, merge_only: bool = False,
-                  show_progress: bool = True, full_text: bool = False) -> ShardedReport:
+                  show_progress: bool = True, full_text: bool = False,
+                  keep_versions: int = DEFAULT_KEEP,
+                  reset_history: bool = False) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
-    also indexes the records' whole text with Pagefind (``site/pagefind/``)."""
+    also indexes the records' whole text with Pagefind (``site/pagefind/``). The history
+    (what each dataset version changed; see :mod:`errdocs.history`) keeps ``keep_versions``
+    versions, and is kept only when the site is assembled; ``reset_history`` starts it anew."""
     # Forked first, while this process holds no records (see parallel.Workers).
-    with Workers(1 if merge_only else jobs) as workers:
-        prepared = _prepare(settings, paths, strict, full_text)
+    with Workers(1 if merge_only else jobs) as workers, History(
+            settings.project_dir / WORK_DIR, keep_versions, reset=reset_history) as past:
+        prepared = _prepare(settings, paths, strict, full_text, past)
         work, units = prepared.ctx.work_dir, prepared.units
         chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
         dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
         results = _build(prepared.ctx, dirty, workers, show_progress)
-    removed, searchable = 0, None
-    if selection is None:
-        searchable = _assemble(settings, prepared, show_progress, full_text)
-        removed = update_manifest(settings.out_dir, sorted(prepared.generated))
-    written = prepared.written + sum(r.written for r in results)
-    save(prepared.found, work)
+        removed, searchable = 0, None
+        if selection is None:
+            searchable = _assemble(settings, prepared, show_progress, full_text)
+            removed = update_manifest(settings.out_dir, sorted(prepared.generated))
+        written = prepared.written + sum(r.written for r in results)
+        save(prepared.found, work)
+        if selection is None:  # a slice's history is the merge's business
+            past.commit()
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
@@ -155,8 +175,9 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
-             full_text: bool) -> _Prepared:
-    """Scan, catalogue, write the root's generated pages, and plan the units."""
+             full_text: bool, past: History) -> _Prepared:
+    """Scan, catalogue, update the history, write the root's generated pages and the data
+    and static files, and plan the units."""
     work = settings.project_dir / WORK_DIR
     found = scan(paths, work)
     if strict and found.problems:
@@ -170,21 +191,33 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     data = site_data(lookup)  # the paste box's data files
     search = search_pages(settings, lookup, (x.record for x in found.lights),
                           full_text=full_text)  # the search box's
-    root_pages, data_files = _root_pages(catalog), data.pages + search
+    addresses = _addresses(settings)
+    lights = found.lights
+    version = dataset_version(x.record.dataset_version for x in lights)
+    snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
+                           seen(lights, catalog))
+    root_pages = _root_pages(catalog, snapshot) + changes_pages(snapshot, catalog, addresses,
+                                                                 past.keep)
+    data_files = data.pages + search + resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog, root_pages + data_files)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
     written = write_changed(settings.out_dir, root_pages + data_files)[0]
     hand_written = _hand_written(settings, generated)
+    _check_reserved(hand_written)
+    static = _write_static(work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
-    units = plan(found.lights, catalog, _root_inputs(settings, root_pages, hand_written),
-                 everything, data_files)
+    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
+                 everything, data_files + static)
     sub = settings.subtree
-    ctx = Context(settings, work, catalog, {x.record.id: x for x in found.lights},
+    linked = {f"{sub}/{g.path}" for kind in GroupKind for g in catalog.groups[kind].values()}
+    linked.update(f"{sub}/{catalog.entries[item.id].path}" for version in snapshot.versions
+                  for listed in version.lists.values() for item in listed
+                  if item.id in catalog.entries)  # the "what changed" pages' links
+    ctx = Context(settings, work, catalog, {x.record.id: x for x in lights},
                   found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
-                  tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
-                                for g in catalog.groups[kind].values()})), strict, everything)
+                  tuple(sorted(linked)), strict, everything, addresses)
     return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
 
@@ -206,13 +239,61 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
     return results
 
 
-def _root_pages(catalog: Catalog) -> list[Page]:
-    """The lists of all groups and the front page (as render_all makes them)."""
+def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page]:
+    """The lists of all groups and the front page (as render_all makes them; with a link to
+    what the current dataset version changed)."""
     pages: list[Page] = []
     for kind in GroupKind:
         pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
-    pages.append(render_home(catalog))
+    pages.append(render_home(catalog, home_link(snapshot)))
     return pages
+
+
+RESERVED_SITE_PATHS = (f"{ID_FOLDER}/", "api/", FEED_FILE)
+"""Site paths errdocs build writes outside the generated subtree (see :func:`_static_files`
+and the record units' companions): no hand-written file may be there."""
+
+
+def _check_reserved(hand_written: list[str]) -> None:
+    clashes = [p for p in hand_written
+               if p == FEED_FILE or p.startswith(RESERVED_SITE_PATHS[:2])]
+    if clashes:
+        raise InputError(f"docs/{clashes[0]}: errdocs writes the site's /{ID_FOLDER}/, /api/ "
+                         f"and /{FEED_FILE}; move this file elsewhere (e.g. docs/about/)")
+
+
+def _addresses(settings: Settings) -> Addresses:
+    base = base_config(settings.config_file)
+    site_url = settings.site_url
+    if site_url is None and base.get("site_url"):
+        try:
+            site_url = check_site_url(str(base["site_url"]))
+        except ValueError:
+            site_url = None  # MkDocs reports it; the exports only lose absolute addresses
+    return Addresses(settings.subtree, base.get("use_directory_urls") is not False, site_url)
+
+
+def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
+                  addresses: Addresses, lights: list[Light]) -> list[Page]:
+    """The files at site paths outside the generated subtree that data units hold: the pages
+    at addresses records left, the feed, the record schema and the paged index."""
+    title = str(base_config(settings.config_file).get("site_name") or "errdocs")
+    files = left_pages(snapshot, catalog, addresses)
+    files.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
+    files.append(Page(SCHEMA_FILE, schema_text(addresses)))
+    files += index_files((IndexEntry(x.record.id, x.record.error_message,
+                                     catalog.entries[x.record.id].path) for x in lights),
+                         addresses)
+    return files
+
+
+def _write_static(work: Path, files: list[Page]) -> list[Page]:
+    """Write the static files whose content changed into the work folder's static tree,
+    remove those of earlier builds that are gone; return them as data members (``/path``)."""
+    folder = static_dir(work)
+    write_changed(folder, files)
+    update_manifest(folder, [f.path for f in files])
+    return [Page(f"/{f.path}", f.content) for f in files]
 
 
 def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:

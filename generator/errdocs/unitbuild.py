@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -22,8 +22,11 @@ from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
 from .errors import BuildFailed
+from .exports import record_file
 from .merge import SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
+from .permalinks import Addresses, api_record_file, id_file, redirect_page
+from .records import Record
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings, read_config_data
@@ -61,6 +64,8 @@ class Context:
     """Turn MkDocs warnings into failures."""
     global_key: str
     """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
+    addresses: Addresses = field(default_factory=Addresses)
+    """How pages are addressed (record units write each record's ``/id/`` page and JSON)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,9 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     reused = _reusable(folder, ctx.global_key, keys)
     todo = {p for p in keys if p not in reused}
     missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
-    written, _ = write_changed(ctx.settings.out_dir, _pages(ctx, unit, todo | missing))
+    companions: dict[str, str] = {}
+    written, _ = write_changed(ctx.settings.out_dir,
+                               _pages(ctx, unit, todo | missing, todo, companions))
     sub = ctx.settings.subtree
     if unit.kind is UnitKind.ROOT:
         owned, stubs = ctx.root_pages, ctx.root_links
@@ -109,26 +116,38 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     config_file = _write_config(ctx, unit, folder, owned, stubs)
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
     _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
+    if unit.kind is UnitKind.RECORDS:
+        _write_companions(folder, companions, _companion_files(ctx, unit, reused))
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
 def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
-    """A data unit's output: its files, linked from the generated tree (written before units
-    are built). A link is safe: the tree's files are replaced, never rewritten in place
-    (write.write_changed), so a later change cannot reach this output or the live site."""
+    """A data unit's output: its files, linked from the generated tree or, for a member
+    starting with ``/`` (a file at a site path, not in the generated subtree: the exports,
+    the feed, the pages at addresses records left), from :func:`static_dir` (both written
+    before units are built). A link is safe: those files are replaced, never rewritten in
+    place (write.write_changed), so a later change cannot reach this output or the live site."""
     fresh, sub = folder / "site.new", ctx.settings.subtree
     shutil.rmtree(fresh, ignore_errors=True)
     for path in unit.members:
-        target = fresh / sub / path
+        if path.startswith("/"):
+            source, target = static_dir(ctx.work_dir) / path[1:], fresh / path[1:]
+        else:
+            source, target = ctx.settings.out_dir / path, fresh / sub / path
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.link(ctx.settings.out_dir / path, target)
+            os.link(source, target)
         except OSError:  # another file system
-            shutil.copyfile(ctx.settings.out_dir / path, target)
+            shutil.copyfile(source, target)
     record_files(folder, unit.key, fresh)
     finish(folder, {"key": unit.key, "global": ctx.global_key})
+
+
+def static_dir(work_dir: Path) -> Path:
+    """Where the static files at site paths outside the generated subtree are written."""
+    return work_dir / "static"
 
 
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
@@ -171,18 +190,54 @@ def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
     return {p for p, k in keys.items() if before.get(p) == k}
 
 
-def _pages(ctx: Context, unit: Unit, wanted: set[str]) -> Iterable[Page]:
-    """The unit's pages whose generated-tree path is in ``wanted``."""
+def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
+           companions: dict[str, str]) -> Iterable[Page]:
+    """The unit's pages whose generated-tree path is in ``wanted``; for records whose page is
+    in ``todo``, their ``/id/`` page and JSON go into ``companions`` (site path to text)."""
     catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
         lights = [ctx.lights[i] for i in unit.members
                   if catalog.entries[i].path in wanted]
         for record in read_records(ctx.sources, lights):
+            page = catalog.entries[record.id].path
+            if page in todo:
+                companions.update(_companions(record, page, ctx.addresses))
             yield render_record(record, catalog)
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             if any(p in wanted for p in group_pages(group)):
                 yield from (p for p in render_group(group) if p.path in wanted)
+
+
+def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, str]:
+    """A record's files beside its page: ``/id/<id>/`` (a redirect to the page) and
+    ``/api/records/<id>.json``. Both depend on nothing but the record and its page's path,
+    which the page's key holds: they are made and reused with the page."""
+    target = id_file(record.id)
+    json_path, json_text = record_file(record, page, addresses)
+    return {target: redirect_page(target, addresses.page_url(page), record.error_message,
+                                  addresses),
+            json_path: json_text}
+
+
+def _companion_files(ctx: Context, unit: Unit, reused: set[str]) -> list[str]:
+    """The site paths of the companions of the records whose page was reused."""
+    return [path for i in unit.members if ctx.catalog.entries[i].path in reused
+            for path in (id_file(i), api_record_file(i))]
+
+
+def _write_companions(folder: Path, made: dict[str, str], reused: list[str]) -> None:
+    """Put the companions made into the unit's new output; link the reused ones from its
+    previous output (the records and their paths did not change)."""
+    old, fresh = folder / "site", folder / "site.new"
+    for path, text in made.items():
+        target = fresh / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+    for path in reused:
+        target = fresh / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old / path, target)
 
 
 def _groups(ctx: Context, unit: Unit) -> Iterable[Group]:

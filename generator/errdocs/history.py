@@ -1,0 +1,293 @@
+"""What earlier builds saw: the dataset versions, what each added, changed and removed, and
+the addresses records left. Kept in one SQLite file, ``.errdocs/history.sqlite``.
+
+A build compares the records it read with the last build's (by a digest of each record's
+content, the envelope's ``datasetVersion`` left out) inside one transaction, renders the pages
+from the result, and commits only once the site is in place: a failed or killed build leaves
+the history as it was (SQLite's journal undoes a half-written transaction), and the next build
+computes the same again. The history is never rebuilt from nothing except by an explicit
+reset (``errdocs build --reset-history``); an unreadable file is an error, not a fresh start.
+
+The build's dataset version is the ``datasetVersion`` most of its records carry. A build under
+the version the last build had (the same data rebuilt, or data edited without a new version)
+amends that version; a new name starts a new one. Removed records (their "removed" pages) and
+versions (their "what changed" pages) are kept for ``keep`` versions; the addresses a living
+record had before its message changed are kept as long as it lives (their redirects).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from .errors import ErrdocsError
+
+HISTORY_FILE = "history.sqlite"
+FORMAT = "1"
+"""The layout of the file; another one is refused (with the reset that makes a new one)."""
+DEFAULT_KEEP = 10
+"""Versions whose "removed" and "what changed" pages the site keeps, by default."""
+LIST_LIMIT = 100
+"""Records a version's "what changed" page lists, of each kind (its counts are whole)."""
+MESSAGE_CHARS = 300
+"""A message is kept cut to this (it is shown, not searched)."""
+UNVERSIONED = "unversioned"
+"""The version of records whose envelope names none."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS versions(
+    seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, time TEXT NOT NULL,
+    added INTEGER NOT NULL, changed INTEGER NOT NULL, removed INTEGER NOT NULL,
+    lists TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live(
+    id TEXT PRIMARY KEY, digest BLOB NOT NULL, path TEXT NOT NULL, message TEXT NOT NULL,
+    repo TEXT NOT NULL, added INTEGER NOT NULL, changed INTEGER);
+CREATE TABLE IF NOT EXISTS gone(
+    id TEXT PRIMARY KEY, path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL,
+    seq INTEGER NOT NULL, version TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS old_paths(path TEXT PRIMARY KEY, id TEXT NOT NULL, seq INTEGER NOT NULL);
+"""
+
+
+class HistoryError(ErrdocsError):
+    """The history file cannot be read or is of another layout."""
+
+    consequence = "nothing was built"
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A record as the history compares it."""
+
+    id: str
+    """Its id."""
+    digest: bytes
+    """A digest of its content (not of its envelope)."""
+    path: str
+    """Its page in the generated tree (``o/r/s.md``)."""
+    message: str
+    """Its message."""
+    repo: str
+    """Its repository."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A record in a version's lists."""
+
+    id: str
+    """Its id."""
+    message: str
+    """Its message then (cut)."""
+    path: str
+    """Its page then."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One dataset version and what it changed."""
+
+    seq: int
+    """Its place in the history, from 1."""
+    name: str
+    """Its ``datasetVersion``."""
+    time: str
+    """When it was made (RFC 3339), for the feed."""
+    added: int
+    """Records it added."""
+    changed: int
+    """Records whose content it changed."""
+    removed: int
+    """Records it removed."""
+    lists: dict[str, tuple[Listed, ...]]
+    """``added``, ``changed``, ``removed``: at most :data:`LIST_LIMIT` of each."""
+
+
+@dataclass(frozen=True)
+class Gone:
+    """A record that left the dataset, while the site keeps its "removed" page."""
+
+    id: str
+    """Its id."""
+    path: str
+    """The page it had."""
+    message: str
+    """Its message (cut)."""
+    repo: str
+    """Its repository."""
+    version: str
+    """The version it left in."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The history after this build's records: what the site shows of it."""
+
+    current: Version
+    """This build's version."""
+    versions: tuple[Version, ...]
+    """The versions kept, newest first (``current`` first)."""
+    gone: tuple[Gone, ...]
+    """Records removed in the versions kept, by id."""
+    old_paths: tuple[tuple[str, str], ...]
+    """Addresses records left (page path, id), by path: the record lives elsewhere now (a
+    redirect) or was removed (a "removed" page)."""
+
+
+def dataset_version(versions: Iterable[str | None]) -> str:
+    """The build's version: the one most records carry (ties: the greatest)."""
+    counts: dict[str, int] = {}
+    for version in versions:
+        if version is not None:
+            counts[version] = counts.get(version, 0) + 1
+    if not counts:
+        return UNVERSIONED
+    return max(counts, key=lambda v: (counts[v], v))
+
+
+class History:
+    """The history file, opened for one build: :meth:`update` in a transaction that only
+    :meth:`commit` keeps (leaving the ``with`` block without it undoes everything)."""
+
+    def __init__(self, work_dir: Path, keep: int = DEFAULT_KEEP, *, reset: bool = False) -> None:
+        """Open (or create) the history; ``reset`` empties it, in the same transaction (a
+        build that then fails keeps the old history)."""
+        self.path = work_dir / HISTORY_FILE
+        self.keep = keep
+        work_dir.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA.split(";"):
+                self._db.execute(statement)
+            if reset:
+                for table in ("meta", "versions", "live", "gone", "old_paths"):
+                    self._db.execute(f"DELETE FROM {table}")
+            self._check_format()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise HistoryError(f"{self.path}: not a history errdocs can read ({exc}); "
+                               "`errdocs build --reset-history` starts a new one") from exc
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+        self._db.close()
+
+    def commit(self) -> None:
+        """Keep what :meth:`update` did."""
+        self._db.execute("COMMIT")
+
+    def _check_format(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+        elif row[0] != FORMAT:
+            raise sqlite3.DatabaseError(f"layout {row[0]!r}, this errdocs knows {FORMAT!r}")
+
+    def update(self, name: str, time: str, records: Iterable[Seen]) -> Snapshot:
+        """Compare ``records`` (this build's) with the last build's under version ``name``."""
+        db = self._db
+        db.execute("CREATE TEMP TABLE cur(id TEXT PRIMARY KEY, digest BLOB, path TEXT, "
+                   "message TEXT, repo TEXT)")
+        db.executemany("INSERT INTO cur VALUES (?, ?, ?, ?, ?)",
+                       ((r.id, r.digest, r.path, _cut(r.message), r.repo) for r in records))
+        seq = self._version(name, time)
+        self._diff(seq, name)
+        self._count(seq)
+        self._forget(seq - self.keep + 1)
+        db.execute("DROP TABLE cur")
+        return self._snapshot(seq)
+
+    def _version(self, name: str, time: str) -> int:
+        """The seq of version ``name``: the latest one again, or a new one."""
+        db = self._db
+        latest = db.execute("SELECT seq, name FROM versions ORDER BY seq DESC LIMIT 1").fetchone()
+        if latest is not None and latest[1] == name:
+            db.execute("UPDATE versions SET time = ? WHERE seq = ?", (time, latest[0]))
+            return int(latest[0])
+        db.execute("DELETE FROM versions WHERE name = ?", (name,))  # an older name again
+        seq = (int(latest[0]) if latest else 0) + 1
+        db.execute("INSERT INTO versions VALUES (?, ?, ?, 0, 0, 0, '{}')", (seq, name, time))
+        return seq
+
+    def _diff(self, seq: int, name: str) -> None:
+        db = self._db
+        left = "ON CONFLICT(path) DO UPDATE SET id = excluded.id, seq = excluded.seq"
+        # Addresses left: by records whose page moved, and by records removed.
+        db.execute("INSERT INTO old_paths SELECT l.path, l.id, ? FROM live l JOIN cur c "
+                   f"ON c.id = l.id WHERE l.path != c.path {left}", (seq,))
+        db.execute("INSERT INTO old_paths SELECT path, id, ? FROM live "
+                   f"WHERE id NOT IN (SELECT id FROM cur) {left}", (seq,))
+        db.execute("INSERT INTO gone SELECT id, path, message, repo, ?, ? FROM live "
+                   "WHERE id NOT IN (SELECT id FROM cur) ON CONFLICT(id) DO UPDATE SET "
+                   "path = excluded.path, message = excluded.message, repo = excluded.repo, "
+                   "seq = excluded.seq, version = excluded.version", (seq, name))
+        db.execute("DELETE FROM live WHERE id NOT IN (SELECT id FROM cur)")
+        db.execute("DELETE FROM gone WHERE id IN (SELECT id FROM cur)")  # back again
+        db.execute("UPDATE live SET digest = c.digest, message = c.message, repo = c.repo, "
+                   "changed = ? FROM cur c WHERE live.id = c.id AND live.digest != c.digest",
+                   (seq,))
+        db.execute("UPDATE live SET path = c.path FROM cur c "
+                   "WHERE live.id = c.id AND live.path != c.path")
+        db.execute("INSERT INTO live SELECT id, digest, path, message, repo, ?, NULL FROM cur "
+                   "WHERE id NOT IN (SELECT id FROM live)", (seq,))
+        db.execute("DELETE FROM old_paths WHERE path IN (SELECT path FROM cur)")  # taken again
+
+    def _count(self, seq: int) -> None:
+        """The counts and lists of version ``seq`` (the latest; older ones stay as they were)."""
+        queries = {
+            "added": ("FROM live WHERE added = ?", (seq,)),
+            "changed": ("FROM live WHERE changed = ? AND added != ?", (seq, seq)),
+            "removed": ("FROM gone WHERE seq = ?", (seq,)),
+        }
+        counts, lists = {}, {}
+        for kind, (where, args) in queries.items():
+            counts[kind] = self._db.execute(f"SELECT COUNT(*) {where}", args).fetchone()[0]
+            lists[kind] = self._db.execute(
+                f"SELECT id, message, path {where} ORDER BY message, id LIMIT ?",
+                (*args, LIST_LIMIT)).fetchall()
+        self._db.execute("UPDATE versions SET added = ?, changed = ?, removed = ?, lists = ? "
+                         "WHERE seq = ?", (counts["added"], counts["changed"], counts["removed"],
+                                           json.dumps(lists, ensure_ascii=False), seq))
+
+    def _forget(self, oldest: int) -> None:
+        """Drop what versions before ``oldest`` removed, and those versions."""
+        db = self._db
+        db.execute("DELETE FROM versions WHERE seq < ?", (oldest,))
+        db.execute("DELETE FROM gone WHERE seq < ?", (oldest,))
+        db.execute("DELETE FROM old_paths WHERE seq < ? AND id NOT IN (SELECT id FROM live)",
+                   (oldest,))
+
+    def _snapshot(self, seq: int) -> Snapshot:
+        db = self._db
+        versions = tuple(_version_of(row) for row in db.execute(
+            "SELECT * FROM versions ORDER BY seq DESC"))
+        gone = tuple(Gone(*row) for row in db.execute(
+            "SELECT id, path, message, repo, version FROM gone ORDER BY id"))
+        old = tuple((str(p), str(i)) for p, i in db.execute(
+            "SELECT path, id FROM old_paths ORDER BY path"))
+        current = next(v for v in versions if v.seq == seq)
+        return Snapshot(current, versions, gone, old)
+
+
+def _version_of(row: tuple[object, ...]) -> Version:
+    seq, name, time, added, changed, removed, lists = row
+    parsed = json.loads(str(lists))
+    return Version(int(seq), str(name), str(time), int(added), int(changed),  # type: ignore[call-overload]
+                   int(removed),  # type: ignore[call-overload]
+                   {kind: tuple(Listed(*item) for item in parsed.get(kind, ()))
+                    for kind in ("added", "changed", "removed")})
+
+
+def _cut(message: str) -> str:
+    return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
