@@ -12,13 +12,23 @@ reads it back to the same record, and ``/api/schema.json`` validates it.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
+import sys
+import tempfile
 from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
+from pathlib import Path
 
+from .errors import ErrdocsError
+from .model import build_catalog
 from .permalinks import Addresses, api_record_file, fnv1a_utf16
+from .problems import Problem
 from .records import Record
 from .render import Page
-from .schema import ENVELOPE_VERSION, FIELDS, json_schema
+from .scan import read_records, scan
+from .schema import ENVELOPE_VERSION, FIELDS, MAX_RECORD_BYTES, Kind, json_schema
 from .shards import unit_count
 
 SCHEMA_FILE = "api/schema.json"
@@ -120,3 +130,127 @@ def _rows_json(body: dict[str, object]) -> str:
     head = json.dumps(body, ensure_ascii=False)[:-1]
     lines = ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
     return f'{head}, "records": [\n{lines}\n]}}\n'
+
+
+FORMATS = ("ndjson", "sqlite")
+SQLITE_APPLICATION_ID = 0x65727264
+"""``errd``: marks an SQLite file as an errdocs export (the only kind ``export`` replaces)."""
+
+
+class ExportError(ErrdocsError):
+    """The export could not be written; nothing was."""
+
+    consequence = "nothing was written"
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What ``errdocs export`` read and wrote."""
+
+    records: int
+    """Records written."""
+    problems: list[Problem]
+    """What was wrong with the input (bad records are left out)."""
+
+
+def export_catalogue(paths: Iterable[Path], output: Path | None, form: str,
+                     addresses: Addresses) -> Exported:
+    """Write every good record's export (:func:`record_export`) as JSON Lines (to ``output``,
+    or to stdout when None) or into an SQLite file, in input order. Records are read twice,
+    as the build reads them (a light pass for the catalogue's addresses, then one record at a
+    time), so memory does not grow with the records' text."""
+    if output is not None:
+        _check_replaceable(output, form)
+    with tempfile.TemporaryDirectory(prefix="errdocs-export-") as tmp:
+        found = scan(paths, Path(tmp))
+        catalog = build_catalog(x.record for x in found.lights)
+        exports = (record_export(r, catalog.entries[r.id].path, addresses)
+                   for r in read_records(found.sources, found.lights))
+        if output is None:
+            for item in exports:
+                sys.stdout.write(to_json(item))
+        else:
+            _write_atomically(output, form, exports)
+    return Exported(len(found.lights), found.problems)
+
+
+def _check_replaceable(output: Path, form: str) -> None:
+    """Refuse to replace a file that is not an earlier export of the same form."""
+    if not output.exists():
+        return
+    if not output.is_file() or not (_is_sqlite_export(output) if form == "sqlite"
+                                    else _is_ndjson_export(output)):
+        raise ExportError(f"{output}: exists and is not an errdocs {form} export; refusing to "
+                          "replace it (choose another --output)")
+
+
+def _is_sqlite_export(path: Path) -> bool:
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return bool(db.execute("PRAGMA application_id").fetchone()[0]
+                        == SQLITE_APPLICATION_ID)
+    except sqlite3.DatabaseError:
+        return False
+
+
+def _is_ndjson_export(path: Path) -> bool:
+    with path.open("rb") as handle:
+        first = handle.readline(MAX_RECORD_BYTES)
+    if not first.strip():
+        return path.stat().st_size == 0
+    try:
+        value = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and "record" in value and "path" in value
+
+
+def _write_atomically(output: Path, form: str, exports: Iterable[dict[str, object]]) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    partial = output.with_name(f".{output.name}.partial")
+    partial.unlink(missing_ok=True)
+    try:
+        if form == "sqlite":
+            _write_sqlite(partial, exports)
+        else:
+            with partial.open("w", encoding="utf-8", newline="\n") as handle:
+                for item in exports:
+                    handle.write(to_json(item))
+        os.replace(partial, output)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _write_sqlite(path: Path, exports: Iterable[dict[str, object]]) -> None:
+    """One table, ``records``: a column per field (lists as JSON text), the page's address,
+    and the whole export as ``json``."""
+    columns = ["id", "path", "url", "dataset_version", *(f.attr for f in FIELDS if f.name != "id"),
+               "json"]
+    kinds = {f.attr: "INTEGER" if f.kind is Kind.INT else "TEXT" for f in FIELDS}
+    schema = ", ".join(f"{c} {kinds.get(c, 'TEXT')}{' PRIMARY KEY' if c == 'id' else ''}"
+                       for c in columns)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA application_id = {SQLITE_APPLICATION_ID}")
+        db.execute(f"CREATE TABLE records ({schema})")
+        rows = (_sqlite_row(item) for item in exports)
+        db.executemany(f"INSERT INTO records VALUES ({', '.join('?' * len(columns))})", rows)
+        db.commit()
+
+
+def _sqlite_row(item: dict[str, object]) -> tuple[object, ...]:
+    record = item["record"]
+    assert isinstance(record, dict)
+    values: list[object] = [record["id"], item["path"], item.get("url"),
+                            item.get(ENVELOPE_VERSION)]
+    for spec in FIELDS:
+        if spec.name == "id":
+            continue
+        value = record.get(spec.name)
+        if isinstance(value, list):
+            value = json.dumps(value, ensure_ascii=False)
+        elif isinstance(value, int) and not -(1 << 63) <= value < 1 << 63:
+            value = str(value)  # SQLite's integers are 64-bit; the dataset's need not be
+        values.append(value)
+    values.append(to_json(item).rstrip("\n"))
+    return tuple(values)

@@ -191,7 +191,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     data = site_data(lookup)  # the paste box's data files
     search = search_pages(settings, lookup, (x.record for x in found.lights),
                           full_text=full_text)  # the search box's
-    addresses = _addresses(settings)
+    addresses = site_addresses(settings)
     lights = found.lights
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
@@ -262,7 +262,8 @@ def _check_reserved(hand_written: list[str]) -> None:
                          f"and /{FEED_FILE}; move this file elsewhere (e.g. docs/about/)")
 
 
-def _addresses(settings: Settings) -> Addresses:
+def site_addresses(settings: Settings) -> Addresses:
+    """How the site's pages are addressed: ``mkdocs.yml`` with ``--site-url``."""
     base = base_config(settings.config_file)
     site_url = settings.site_url
     if site_url is None and base.get("site_url"):
