@@ -124,7 +124,7 @@ def json_schema(schema_id: str | None = None) -> dict[str, object]:
         "required": ["record"],
         "properties": {"record": {"$ref": "#/$defs/record"},
                        ENVELOPE_VERSION: {"type": ["string", "integer", "null"],
-                                          "not": {"pattern": SURROGATE_PATTERN}}},
+                                          "not": _SURROGATE}},
     }
     return {
         "$schema": JSON_SCHEMA_DIALECT,
@@ -146,13 +146,17 @@ def json_schema(schema_id: str | None = None) -> dict[str, object]:
     }
 
 
+_SURROGATE = {"type": "string", "pattern": SURROGATE_PATTERN}
+"""A text holding a lone surrogate (under ``not``: a test of texts only, null passes)."""
+
+
 def _property(spec: Field) -> dict[str, object]:
     """One field: its JSON type (``null`` counts as absent unless required), no lone
     surrogates in text, a visible character in required text, ``owner/name`` for ``repo``."""
     kinds = {Kind.TEXT: "string", Kind.INT: "integer", Kind.TEXT_LIST: "array"}
     value: dict[str, object] = {"type": kinds[spec.kind] if spec.required
                                 else [kinds[spec.kind], "null"]}
-    no_surrogate = {"not": {"pattern": SURROGATE_PATTERN}}
+    no_surrogate = {"not": _SURROGATE}
     if spec.kind is Kind.TEXT:
         value.update(no_surrogate)
         patterns = [NON_BLANK_PATTERN] * spec.required + [REPO_PATTERN] * (spec.name == "repo")
