@@ -26,7 +26,7 @@ from errdocs.history import History, HistoryError, Listed, Seen, Snapshot, Versi
 from errdocs.load import Line, RawItem, decode, read
 from errdocs.model import build_catalog
 from errdocs.paths import exact_segment
-from errdocs.permalinks import Addresses, Removed, redirect_page, removed_page
+from errdocs.permalinks import Addresses, Removed, fnv1a_utf16, redirect_page, removed_page
 from errdocs.pipeline import check
 from errdocs.problems import Severity
 from errdocs.records import Origin, Record
@@ -35,6 +35,7 @@ from errdocs.validate import Validator
 
 from .conftest import ROOT, SAMPLE
 from .helpers import record
+from .nodejs import needs_node, run_node
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile.jsonl"
 SCHEMA = Draft202012Validator(json_schema())
@@ -253,6 +254,13 @@ def test_an_id_segment_is_safe_and_keeps_case_variants_apart(value: str) -> None
     assert re.fullmatch(r"[a-z0-9._-]+", seg) and seg not in (".", "..")
     assert value == value.lower() or exact_segment(value.lower()) != seg or \
         value.lower() == value.upper()
+
+
+@needs_node
+def test_the_hash_of_the_404_page_and_of_the_index_is_the_browsers() -> None:
+    texts = ["id:2f61984c034089bc", "id:ünï/名前", "page:errors/o/r/s", "🙂 astral 𝔸", "",
+             "x" * 300]
+    assert run_node({"mode": "hash", "texts": texts}) == [fnv1a_utf16(t) for t in texts]
 
 
 # -- The history ------------------------------------------------------------------------------

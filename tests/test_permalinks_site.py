@@ -242,7 +242,9 @@ def test_two_versions_in_turn_and_a_cold_build_with_the_first_history(
         site / "errors" / moved["repo"].lower() / "moved-a-new-message" / "index.html")
     assert _target(site, site / "id" / moved["id"] / "index.html") == _target(site, old_page)
     home = html.unescape((site / "errors" / "index.html").read_text("utf-8"))
-    assert "What changed in dataset version 2026-02-01T00:00:00Z" in home
+    assert '<a href="changes/">What changed, dataset version by version</a>' in home
+    versions = html.unescape((site / "errors" / "changes" / "index.html").read_text("utf-8"))
+    assert versions.index(">2026-02-01T00:00:00Z<") < versions.index(">2026-01-01T00:00:00Z<")
     feed = ET.fromstring((site / "feed.xml").read_bytes())
     titles = [e.findtext("a:title", namespaces=ATOM) for e in feed.findall("a:entry", ATOM)]
     assert titles[:3] == [*sorted(["Moved: a new message", second[20]["record"]["errorMessage"]]),

@@ -40,6 +40,8 @@ from .shards import unit_count
 
 CHANGES = "changes"
 """The "what changed" pages' folder in the generated subtree."""
+CHANGES_INDEX = f"{CHANGES}/index.md"
+"""The list of the versions kept, which the catalogue's front page links to."""
 FEED_FILE = "feed.xml"
 FEED_ENTRIES = 100
 EPOCH = "1970-01-01T00:00:00Z"
@@ -84,8 +86,8 @@ def changes_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses,
     """One page per version kept, and the list of them (``changes/index.md``)."""
     gone = {g.id for g in snapshot.gone}
     feed = Markup(html.escape(addresses.absolute(FEED_FILE) or relative_url(
-        addresses.page_file(f"{CHANGES}/index.md"), FEED_FILE)))
-    index = f"{CHANGES}/index.md"
+        addresses.page_file(CHANGES_INDEX), FEED_FILE)))
+    index = CHANGES_INDEX
     pages = [Page(index, environment().get_template("changes_index.md.j2").render(
         meta=_meta(f"What each of the last {len(snapshot.versions)} versions of the dataset "
                    "added, changed and removed."),
@@ -138,13 +140,6 @@ def _row(item: Listed, page: str, catalog: Catalog, gone: set[str],
     return Markup(f"{label} ({escape.code_span(item.id)})")
 
 
-def home_link(snapshot: Snapshot | None) -> tuple[str, str] | None:
-    """The catalogue front page's link to the latest "what changed" page: (version, path)."""
-    if snapshot is None:
-        return None
-    return snapshot.current.name, changes_path(snapshot.current.name)
-
-
 @dataclass(frozen=True)
 class FeedEntry:
     """One entry of the feed: a record a version added or changed."""
@@ -183,7 +178,7 @@ def feed(snapshot: Snapshot, catalog: Catalog, addresses: Addresses, title: str)
              f"<updated>{updated}</updated>\n",
              f"<author><name>{_xml(title)}</name></author>\n",
              f'<link rel="alternate" type="text/html" href="'
-             f'{_xml(_url(addresses.page_url(f"{CHANGES}/index.md"), addresses))}"/>\n']
+             f'{_xml(_url(addresses.page_url(CHANGES_INDEX), addresses))}"/>\n']
     if addresses.site_url:
         parts.append(f'<link rel="self" href="{_xml(addresses.site_url + FEED_FILE)}"/>\n')
     for entry in entries:
@@ -271,18 +266,22 @@ def resolve_data(catalog: Catalog, snapshot: Snapshot | None,
                  addresses: Addresses) -> list[Page]:
     """What the 404 page resolves a missing address with, in the generated subtree: a
     manifest, and shards by a hash (:func:`~errdocs.permalinks.fnv1a_utf16`) of each key:
-    ``id:<id, lowercase>`` (an id typed in any case, or not as its page spells it) and
-    ``page:<address, lowercase, no trailing slash>`` (an address a record left). A key maps to
-    its candidates ``[url from the site's root, message]``."""
+    ``id:<id, lowercase>`` (an id whose ``/id/`` page does not spell it as it is: ``ABC``,
+    ``a/b``; the page of an id spelt as it is, such as the producer's hex ids, is found by a
+    rule, the id in lowercase, with no data) and ``page:<address, lowercase, no trailing
+    slash>`` (an address a record left). A key maps to its candidates ``[url from the site's
+    root, message]``. So the data grows with the odd ids and the addresses left, not with
+    the records."""
     found: dict[str, list[list[str]]] = {}
 
     def add(key: str, url: str, message: str) -> None:
         candidates = found.setdefault(key, [])
         if len(candidates) < 10:
-            candidates.append([url, _cut(message)[:80]])
+            candidates.append([url, _cut(message[:120])[:80]])
 
     for entry in catalog.entries.values():
-        add(f"id:{entry.record_id.lower()}", addresses.page_url(entry.path), entry.message)
+        if exact_segment(entry.record_id) != entry.record_id:  # else the 404 page's rule
+            add(f"id:{entry.record_id.lower()}", addresses.page_url(entry.path), entry.message)
     if snapshot is not None:
         for gone in snapshot.gone:
             add(f"id:{gone.id.lower()}", id_url(gone.id, addresses), gone.message)

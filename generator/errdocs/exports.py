@@ -16,6 +16,7 @@ import os
 import sqlite3
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterable
 from contextlib import closing
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from .errors import ErrdocsError
 from .model import build_catalog
-from .permalinks import Addresses, api_record_file, fnv1a_utf16
+from .permalinks import Addresses, api_record_file
 from .problems import Problem
 from .records import Record
 from .render import Page
@@ -94,8 +95,9 @@ class IndexEntry:
 
 
 def index_page_of(record_id: str, pages: int) -> int:
-    """The index page listing ``record_id``: a hash of the id, the one ``lookup.js`` has."""
-    return fnv1a_utf16(record_id) % pages
+    """The index page listing ``record_id``: the CRC-32 of its UTF-8 (zlib's, any language
+    has one), modulo the page count."""
+    return zlib.crc32(record_id.encode("utf-8")) % pages
 
 
 def index_files(entries: Iterable[IndexEntry], addresses: Addresses) -> list[Page]:
@@ -113,23 +115,14 @@ def index_files(entries: Iterable[IndexEntry], addresses: Addresses) -> list[Pag
             [entry.record_id, message, addresses.page_url(entry.page),
              api_record_file(entry.record_id)])
     head = {"records": len(listed), "pages": pages, "page": f"{INDEX_FOLDER}/{{n}}.json",
-            "hash": "32-bit FNV-1a of the id's UTF-16 code units, modulo pages",
+            "hash": "CRC-32 (zlib) of the id's UTF-8 bytes, modulo pages",
             "columns": ["id", "message", "path", "record"]}
     files = [Page("api/index.json", to_json(head, indent=1))]
     for number, chosen in enumerate(rows):
         chosen.sort()
         body = {"page": number, "pages": pages, "columns": head["columns"], "records": chosen}
-        files.append(Page(f"{INDEX_FOLDER}/{number}.json", _rows_json(body)))
+        files.append(Page(f"{INDEX_FOLDER}/{number}.json", to_json(body)))
     return files
-
-
-def _rows_json(body: dict[str, object]) -> str:
-    """JSON with one record a line (readable diffs)."""
-    rows = body.pop("records")
-    assert isinstance(rows, list)
-    head = json.dumps(body, ensure_ascii=False)[:-1]
-    lines = ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
-    return f'{head}, "records": [\n{lines}\n]}}\n'
 
 
 FORMATS = ("ndjson", "sqlite")

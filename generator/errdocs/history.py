@@ -17,6 +17,7 @@ record had before its message changed are kept as long as it lives (their redire
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -52,6 +53,10 @@ CREATE TABLE IF NOT EXISTS gone(
     seq INTEGER NOT NULL, version TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS old_paths(path TEXT PRIMARY KEY, id TEXT NOT NULL, seq INTEGER NOT NULL);
 """
+
+
+_Row = tuple[str, bytes, str, str, str]
+"""A record as the ``live`` table holds it: id, digest, path, message (cut), repository."""
 
 
 class HistoryError(ErrdocsError):
@@ -196,17 +201,23 @@ class History:
 
     def update(self, name: str, time: str, records: Iterable[Seen]) -> Snapshot:
         """Compare ``records`` (this build's) with the last build's under version ``name``."""
-        db = self._db
-        db.execute("CREATE TEMP TABLE cur(id TEXT PRIMARY KEY, digest BLOB, path TEXT, "
-                   "message TEXT, repo TEXT)")
-        db.executemany("INSERT INTO cur VALUES (?, ?, ?, ?, ?)",
-                       ((r.id, r.digest, r.path, _cut(r.message), r.repo) for r in records))
+        rows = [(r.id, r.digest, r.path, _cut(r.message), r.repo) for r in records]
+        # The same records under the same version and keep as last time (a rebuild): nothing
+        # to compare. A digest of them all costs a fraction of comparing them.
+        state = _state(name, time, self.keep, rows)
+        if self._meta("state") == state:
+            return self._snapshot(int(self._meta("seq") or 0))
         seq = self._version(name, time)
-        self._diff(seq, name)
+        self._diff(seq, name, rows)
         self._count(seq)
         self._forget(seq - self.keep + 1)
-        db.execute("DROP TABLE cur")
+        self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                             (("state", state), ("seq", str(seq))))
         return self._snapshot(seq)
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
 
     def _version(self, name: str, time: str) -> int:
         """The seq of version ``name``: the latest one again, or a new one."""
@@ -220,28 +231,45 @@ class History:
         db.execute("INSERT INTO versions VALUES (?, ?, ?, 0, 0, 0, '{}')", (seq, name, time))
         return seq
 
-    def _diff(self, seq: int, name: str) -> None:
+    def _diff(self, seq: int, name: str, rows: list[_Row]) -> None:
+        """Compare in Python (the last build's ids, digests and paths: one read), write only
+        the differences (a few rows a build, not one per record)."""
         db = self._db
+        before = {i: (d, p) for i, d, p in db.execute("SELECT id, digest, path FROM live")}
+        added: list[_Row] = []
+        changed: list[_Row] = []
+        moved: list[tuple[str, _Row]] = []
+        for row in rows:
+            known = before.pop(row[0], None)
+            if known is None:
+                added.append(row)
+                continue
+            if known[0] != row[1]:
+                changed.append(row)
+            if known[1] != row[2]:
+                moved.append((known[1], row))
+        removed = [(i,) for i in before]
+        del before
         left = "ON CONFLICT(path) DO UPDATE SET id = excluded.id, seq = excluded.seq"
         # Addresses left: by records whose page moved, and by records removed.
-        db.execute("INSERT INTO old_paths SELECT l.path, l.id, ? FROM live l JOIN cur c "
-                   f"ON c.id = l.id WHERE l.path != c.path {left}", (seq,))
-        db.execute("INSERT INTO old_paths SELECT path, id, ? FROM live "
-                   f"WHERE id NOT IN (SELECT id FROM cur) {left}", (seq,))
-        db.execute("INSERT INTO gone SELECT id, path, message, repo, ?, ? FROM live "
-                   "WHERE id NOT IN (SELECT id FROM cur) ON CONFLICT(id) DO UPDATE SET "
-                   "path = excluded.path, message = excluded.message, repo = excluded.repo, "
-                   "seq = excluded.seq, version = excluded.version", (seq, name))
-        db.execute("DELETE FROM live WHERE id NOT IN (SELECT id FROM cur)")
-        db.execute("DELETE FROM gone WHERE id IN (SELECT id FROM cur)")  # back again
-        db.execute("UPDATE live SET digest = c.digest, message = c.message, repo = c.repo, "
-                   "changed = ? FROM cur c WHERE live.id = c.id AND live.digest != c.digest",
-                   (seq,))
-        db.execute("UPDATE live SET path = c.path FROM cur c "
-                   "WHERE live.id = c.id AND live.path != c.path")
-        db.execute("INSERT INTO live SELECT id, digest, path, message, repo, ?, NULL FROM cur "
-                   "WHERE id NOT IN (SELECT id FROM live)", (seq,))
-        db.execute("DELETE FROM old_paths WHERE path IN (SELECT path FROM cur)")  # taken again
+        db.executemany(f"INSERT INTO old_paths VALUES (?, ?, ?) {left}",
+                       ((old, row[0], seq) for old, row in moved))
+        db.executemany(f"INSERT INTO old_paths SELECT path, id, ? FROM live WHERE id = ? {left}",
+                       ((seq, i) for (i,) in removed))
+        db.executemany("INSERT OR REPLACE INTO gone SELECT id, path, message, repo, ?, ? "
+                       "FROM live WHERE id = ?", ((seq, name, i) for (i,) in removed))
+        db.executemany("DELETE FROM live WHERE id = ?", removed)
+        if db.execute("SELECT 1 FROM gone LIMIT 1").fetchone():
+            db.executemany("DELETE FROM gone WHERE id = ?", ((r[0],) for r in added))
+        db.executemany("UPDATE live SET digest = ?, message = ?, repo = ?, changed = ? "
+                       "WHERE id = ?", ((r[1], r[3], r[4], seq, r[0]) for r in changed))
+        db.executemany("UPDATE live SET path = ? WHERE id = ?",
+                       ((row[2], row[0]) for _, row in moved))
+        db.executemany("INSERT INTO live VALUES (?, ?, ?, ?, ?, ?, NULL)",
+                       ((*r, seq) for r in added))
+        # An address left before is a page again (only added and moved records take new ones).
+        db.executemany("DELETE FROM old_paths WHERE path = ?",
+                       [(r[2],) for r in added] + [(row[2],) for _, row in moved])
 
     def _count(self, seq: int) -> None:
         """The counts and lists of version ``seq`` (the latest; older ones stay as they were)."""
@@ -287,6 +315,15 @@ def _version_of(row: tuple[object, ...]) -> Version:
                    int(removed),  # type: ignore[call-overload]
                    {kind: tuple(Listed(*item) for item in parsed.get(kind, ()))
                     for kind in ("added", "changed", "removed")})
+
+
+def _state(name: str, time: str, keep: int, rows: list[_Row]) -> str:
+    """A digest of one build's input to the history."""
+    digest = hashlib.blake2b(json.dumps([FORMAT, name, time, keep]).encode(), digest_size=16)
+    for record_id, content, path, message, repo in rows:
+        digest.update(b"\0".join((record_id.encode(), content, path.encode(), message.encode(),
+                                  repo.encode())) + b"\1")
+    return digest.hexdigest()
 
 
 def _cut(message: str) -> str:

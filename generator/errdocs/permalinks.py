@@ -10,9 +10,11 @@ share a page with another id. Record text is escaped where printed.
 
 from __future__ import annotations
 
+import array
 import html
 import posixpath
-import struct
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .paths import exact_segment
@@ -39,10 +41,11 @@ class Addresses:
     def page_url(self, path: str) -> str:
         """The URL, relative to the site's root, of the generated page ``path`` (``o/r/s.md``)."""
         stem = f"{self.subtree}/{path.removesuffix('.md')}"
-        folder, name = posixpath.split(stem)
-        if name == "index":
-            return f"{folder}/" if self.directory_urls else f"{stem}.html"
-        return f"{stem}/" if self.directory_urls else f"{stem}.html"
+        if not self.directory_urls:
+            return f"{stem}.html"
+        if stem.endswith("/index"):  # a listing; never a record (``index`` is reserved)
+            return stem.removesuffix("index")
+        return f"{stem}/"
 
     def page_file(self, path: str) -> str:
         """The file, relative to the site's root, that serves the generated page ``path``."""
@@ -159,7 +162,14 @@ def _attr(url: str) -> str:
 def fnv1a_utf16(text: str) -> int:
     """32-bit FNV-1a of ``text``'s UTF-16 code units: what ``lookup.js``'s ``fnv1a`` computes
     in a browser for any text (the Python one in :mod:`errdocs.lookup.tokens` is for ASCII)."""
+    units: Iterable[int]
+    if text.isascii():
+        units = text.encode("ascii")
+    else:
+        units = array.array("H", text.encode("utf-16-le"))
+        if sys.byteorder == "big":
+            units.byteswap()
     value = 0x811C9DC5
-    for (unit,) in struct.iter_unpack("<H", text.encode("utf-16-le")):
+    for unit in units:
         value = ((value ^ unit) * 0x01000193) & 0xFFFFFFFF
     return value

@@ -127,16 +127,15 @@ def _paginate(first: str, rows: Sequence[T]) -> Iterator[
         yield path, paging.chunk(rows, number), links
 
 
-def render_home(catalog: Catalog, changes: tuple[str, str] | None = None) -> Page:
-    """The catalogue's front page, with counts; ``changes`` (a dataset version and its "what
-    changed" page) adds a link to that page."""
+def render_home(catalog: Catalog, *, changes: bool = False) -> Page:
+    """The catalogue's front page, with counts; ``changes`` adds a link to what each dataset
+    version changed (``changes/index.md``, which ``errdocs build`` makes)."""
     counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
     categories = sorted(catalog.groups[GroupKind.CATEGORY].values(), key=lambda g: g.key)
     template = environment().get_template("home.md.j2")
     return Page("index.md", template.render(
         records=len(catalog.entries), counts=counts,
-        categories=[(g, g.path) for g in categories],
-        changes=(changes[0], Markup(changes[1])) if changes else None))
+        categories=[(g, g.path) for g in categories], changes=changes))
 
 
 def render_all(records: list[Record], catalog: Catalog) -> list[Page]:

@@ -4,6 +4,7 @@
   categories and repositories, the theme's assets and the 404 page.
 - ``hub-NNNN``: the listing pages of some tags, categories and repositories.
 - ``rec-NNNN``: some record pages.
+- ``changes``: the "what changed" pages of the dataset versions kept (see :mod:`.changes`).
 - ``data-NNNN``: some of the paste box's, the search box's and the 404 page's data files, and
   of the static files at site paths (the feed, ``/api/``, the pages at addresses records
   left): no MkDocs build, hard links, so a changed record re-links only the data units its
@@ -39,6 +40,7 @@ tiny; within a unit only pages whose inputs changed are built again."""
 DATA_UNIT_FILES = 1024
 """Data files a data unit aims at: a change links its unit's files again."""
 ROOT = "root"
+CHANGES = "changes"
 TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
 
 
@@ -50,6 +52,7 @@ class UnitKind(Enum):
     RECORDS = "rec"
     SEARCH = "search"
     DATA = "data"
+    CHANGES = "changes"
 
 
 @dataclass(frozen=True)
@@ -95,12 +98,17 @@ def group_pages(group: Group) -> list[str]:
 
 
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
-         global_key: str, data: Iterable[Page] = ()) -> list[Unit]:
-    """Every unit with its key: root, then hubs, then record units, then data units."""
+         global_key: str, data: Iterable[Page] = (), changes: Iterable[Page] = ()) -> list[Unit]:
+    """Every unit with its key: root, then hubs, then record units, then data units, then the
+    "what changed" pages' unit (when there are such pages)."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += _hub_units(catalog, global_key)
     units += _record_units(lights, catalog, global_key)
     units += _data_units(list(data), global_key)
+    keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
+    if keys:  # a few pages, apart from the root: a new version does not rebuild the root
+        units.append(Unit(CHANGES, UnitKind.CHANGES, tuple(k[0] for k in keys),
+                          _unit_key(global_key, keys), keys))
     return units
 
 

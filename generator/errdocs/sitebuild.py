@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .changes import (
+    CHANGES_INDEX,
     FEED_FILE,
     changes_pages,
     feed,
-    home_link,
     left_pages,
     resolve_data,
     seen,
@@ -196,10 +196,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
-    root_pages = _root_pages(catalog, snapshot) + changes_pages(snapshot, catalog, addresses,
-                                                                 past.keep)
+    root_pages = _root_pages(catalog, snapshot)
+    changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     data_files = data.pages + search + resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog, root_pages + data_files)
+    generated = _generated_paths(catalog, root_pages + data_files + changed_pages)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
     written = write_changed(settings.out_dir, root_pages + data_files)[0]
@@ -208,16 +208,18 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     static = _write_static(work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
     units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
-                 everything, data_files + static)
+                 everything, data_files + static, changed_pages)
     sub = settings.subtree
-    linked = {f"{sub}/{g.path}" for kind in GroupKind for g in catalog.groups[kind].values()}
-    linked.update(f"{sub}/{catalog.entries[item.id].path}" for version in snapshot.versions
-                  for listed in version.lists.values() for item in listed
-                  if item.id in catalog.entries)  # the "what changed" pages' links
+    listed = {catalog.entries[item.id].path for version in snapshot.versions
+              for items in version.lists.values() for item in items
+              if item.id in catalog.entries}  # what the "what changed" pages link to
     ctx = Context(settings, work, catalog, {x.record.id: x for x in lights},
                   found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
-                  tuple(sorted(linked)), strict, everything, addresses)
+                  tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
+                                for g in catalog.groups[kind].values()}
+                               | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
+                  addresses, tuple(changed_pages), tuple(sorted(listed)))
     return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
 
@@ -241,11 +243,11 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
 
 def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page]:
     """The lists of all groups and the front page (as render_all makes them; with a link to
-    what the current dataset version changed)."""
+    what each dataset version changed)."""
     pages: list[Page] = []
     for kind in GroupKind:
         pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
-    pages.append(render_home(catalog, home_link(snapshot)))
+    pages.append(render_home(catalog, changes=snapshot is not None))
     return pages
 
 

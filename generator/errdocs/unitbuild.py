@@ -66,6 +66,10 @@ class Context:
     """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
     addresses: Addresses = field(default_factory=Addresses)
     """How pages are addressed (record units write each record's ``/id/`` page and JSON)."""
+    changes: tuple[Page, ...] = ()
+    """The "what changed" pages (rendered: a few, bounded) and, for the changes unit, ..."""
+    changes_links: tuple[str, ...] = ()
+    """... the generated-tree paths of the record pages they link to."""
 
 
 @dataclass(frozen=True)
@@ -165,10 +169,12 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             groups[group.kind][group.key] = group
-    root = unit.kind is UnitKind.ROOT
+    root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
     return replace(ctx, catalog=Catalog(entries, groups), lights=lights,
                    root_pages=ctx.root_pages if root else (),
-                   root_links=ctx.root_links if root else ()), unit
+                   root_links=ctx.root_links if root else (),
+                   changes=ctx.changes if changes else (),
+                   changes_links=ctx.changes_links if changes else ()), unit
 
 
 def stamp_of(folder: Path) -> dict[str, object]:
@@ -207,6 +213,8 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
         for group in _groups(ctx, unit):
             if any(p in wanted for p in group_pages(group)):
                 yield from (p for p in render_group(group) if p.path in wanted)
+    elif unit.kind is UnitKind.CHANGES:
+        yield from (p for p in ctx.changes if p.path in wanted)
 
 
 def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, str]:
@@ -256,6 +264,9 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
             if catalog.entries[record_id].path in todo:
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
+    elif unit.kind is UnitKind.CHANGES:  # the records listed, and the other versions' pages
+        targets.update(ctx.changes_links)
+        targets.update(p for p in unit.members if p not in todo)
     else:
         for group in _groups(ctx, unit):
             pages = group_pages(group)

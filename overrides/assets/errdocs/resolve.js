@@ -1,12 +1,13 @@
 /*
  * errdocs: the 404 page finds where a missing address went.
  *
- * `errdocs build` writes the data (generator/errdocs/changes.py, resolve_data): every record's
- * id, lowercase ("id:<id>"), and every address a record left ("page:<address>"), each with
- * the pages it may mean, in shards chosen by the FNV-1a hash lookup.js has. An address like
- * /id/ABC/ (an id typed in another case, or with characters its page spells otherwise) or an
- * old record address in another form (/index.html, .html, no trailing slash) is looked up;
- * when it means one page the reader is sent there, when several they are listed.
+ * An id typed in another case (/id/ABC123/) is first tried in lowercase, the way the pages
+ * of ids made of [a-z0-9._-] are spelt (the producer's ids are). Otherwise the address is
+ * looked up in the data `errdocs build` writes (generator/errdocs/changes.py, resolve_data):
+ * the other ids, lowercase ("id:<id>"), and every address a record left ("page:<address>",
+ * found in any form: /index.html, .html, no trailing slash), each with the pages it may
+ * mean, in shards chosen by the FNV-1a hash lookup.js has. One page: the reader is sent
+ * there; several: they are listed.
  */
 (function () {
   "use strict";
@@ -51,6 +52,15 @@
     holder.hidden = false;
     holder.appendChild(box);
     if (usable.length === 1) location.replace(new URL(usable[0][0], root).href + location.hash);
+  }
+
+  var typed = location.pathname.slice(root.pathname.length).match(/^id\/([^\/]+)\/?$/);
+  if (typed && location.pathname.indexOf(root.pathname) === 0) {
+    var lower = typed[1].toLowerCase();
+    if (lower !== typed[1] && /^[a-z0-9._-]+$/.test(lower)) {
+      location.replace(new URL("id/" + lower + "/", root).href);
+      return;
+    }
   }
 
   var wanted = keys();
