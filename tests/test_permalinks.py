@@ -404,3 +404,38 @@ def test_export_writes_ndjson_and_sqlite_and_replaces_only_its_own_files(
                                  "export; refusing to replace it (choose another --output); "
                                  "nothing was written\n")
     assert foreign.read_text() == "mine\n"
+
+
+# -- The 404 page's data ----------------------------------------------------------------------
+
+def _resolve(pages: list) -> dict[str, list[list[str]]]:
+    found: dict[str, list[list[str]]] = {}
+    manifest = json.loads(pages[0].content.split(",", 1)[1].rsplit(")", 1)[0])
+    assert pages[0].path == "assets/resolve/manifest.js" and manifest["version"] == 1
+    assert len(pages) == manifest["shards"] + 1
+    for page in pages[1:]:
+        name, _, body = page.content.removeprefix("__errdocsLookup(").partition(",")
+        data = json.loads(body.rsplit(")", 1)[0])
+        shard = int(json.loads(name).removeprefix("resolve-"))
+        assert page.path == f"assets/resolve/r{shard:x}.js"
+        assert all(fnv1a_utf16(key) % manifest["shards"] == shard for key in data)
+        found.update(data)
+    return found
+
+
+def test_the_404_data_holds_odd_ids_and_left_addresses_not_plain_ids() -> None:
+    records = [record("2f61984c034089bc", slug="plain"), record("ABC", slug="upper"),
+               record("a/b", slug="slash"), record("über", slug="umlaut")]
+    catalog = build_catalog(records)
+    gone = (changes.Gone("Gone-1", "o/r/gone.md", "gone message", "o/r", "v2"),)
+    snapshot = Snapshot(_version(2, "v2", "added", 0), (_version(2, "v2", "added", 0),), gone,
+                        (("o/r/old-upper.md", "ABC"), ("o/r/gone.md", "Gone-1")))
+    found = _resolve(changes.resolve_data(catalog, snapshot, SITE))
+    assert found == {
+        "id:abc": [["errors/o/r/upper/", "message of ABC"]],
+        "id:a/b": [["errors/o/r/slash/", "message of a/b"]],
+        "id:über": [["errors/o/r/umlaut/", "message of über"]],
+        "id:gone-1": [[f"id/{exact_segment('Gone-1')}/", "gone message"]],
+        "page:errors/o/r/old-upper": [["errors/o/r/upper/", "message of ABC"]],
+        "page:errors/o/r/gone": [[f"id/{exact_segment('Gone-1')}/", "gone message"]],
+    }

@@ -283,13 +283,14 @@ def resolve_data(catalog: Catalog, snapshot: Snapshot | None,
         if exact_segment(entry.record_id) != entry.record_id:  # else the 404 page's rule
             add(f"id:{entry.record_id.lower()}", addresses.page_url(entry.path), entry.message)
     if snapshot is not None:
-        for gone in snapshot.gone:
-            add(f"id:{gone.id.lower()}", id_url(gone.id, addresses), gone.message)
+        gone = {g.id: g.message for g in snapshot.gone}
+        for record_id, message in gone.items():
+            add(f"id:{record_id.lower()}", id_url(record_id, addresses), message)
         for path, record_id in snapshot.old_paths:
             live = catalog.entries.get(record_id)
             target = addresses.page_url(live.path) if live else id_url(record_id, addresses)
             add(f"page:{addresses.page_url(path).rstrip('/').lower()}", target,
-                live.message if live else "")
+                live.message if live else gone.get(record_id, ""))
     shards = unit_count(len(found), RESOLVE_ENTRIES)
     contents: list[dict[str, list[list[str]]]] = [{} for _ in range(shards)]
     for key in sorted(found):
