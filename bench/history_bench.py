@@ -4,10 +4,11 @@
     .venv/bin/python bench/history_bench.py -n 310000 --json
 
 Two dataset versions: the first adds N records; the second changes, removes and adds 1% each
-and changes the address of 0.5%; then the second again (a rebuild). For each, the history update (``History.update`` and its
-commit), then the 404 page's data (``changes.resolve_data``) and the paged index
-(``exports.index_files``): seconds, files, bytes and the largest file; the history file's size
-and the process's peak memory. Records are light (id, digest, path, message), as the build
+and changes the address of 0.5%; then the second again (a rebuild). For each, the history
+update (``History.update`` and its commit), then the 404 page's data
+(``changes.resolve_data``) and the paged index (``exports.index_files``): CPU seconds (process
+time), files, bytes and the largest file; the history file's size and the process's peak
+memory. Records are light (id, digest, path, message), as the build
 keeps them.
 """
 
@@ -88,7 +89,7 @@ def run(n: int, work: Path) -> list[dict[str, object]]:
         index_s = time.process_time() - start
         current = snapshot.current
         results.append({
-            "version": name, "cpu": "process time", "records": len(records), "update_s": round(update, 2),
+            "version": name, "records": len(records), "update_s": round(update, 2),
             "added": current.added, "changed": current.changed, "removed": current.removed,
             "left_addresses": len(snapshot.old_paths),
             "history_mb": round((work / "history.sqlite").stat().st_size / 1e6, 1),

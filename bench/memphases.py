@@ -58,7 +58,7 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     from errdocs.shards import plan
     from errdocs.write import write_changed
 
-    work = settings.project_dir / sitebuild.WORK_DIR
+    work = settings.work_dir
     found = phase("scan", lambda: scan([data], work))
     found = phase("scan cache staged", lambda: stage(found, work))
     catalog = phase("catalogue", lambda: build_catalog(x.record for x in found.lights))

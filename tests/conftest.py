@@ -16,7 +16,8 @@ from .sites import ROOT, SAMPLE, copy_project
 try:
     import playwright  # noqa: F401
 except ImportError:  # these modules import Playwright at the top; every other test runs
-    collect_ignore = ["test_browser.py", "test_hostile_browser.py"]
+    collect_ignore = ["test_browser.py", "test_hostile_browser.py", "test_lookup_budget.py",
+                      "test_related_browser.py"]
 
 __all__ = ["ROOT", "SAMPLE", "copy_project"]  # shared with the tests that import them from here
 
@@ -88,3 +89,11 @@ def hosted(built: Built) -> Iterator[str]:
 def offline(bundle_zip: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The offline bundle, unzipped as its receiver would."""
     return sites.unzip(bundle_zip, tmp_path_factory.mktemp("unzipped"))
+
+
+@pytest.fixture(scope="session")
+def crash_scene(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """Datasets, a built project and cold builds for the crash tests (see tests/crashscene)."""
+    from . import crashscene
+
+    yield from crashscene.scene_in(tmp_path_factory)

@@ -49,7 +49,8 @@ def test_bundle_pages_load_nothing_from_the_network(bundle_zip: Path, tmp_path: 
     assert remote == set()
     seed = scan(folder / f"{sites.SEED_PAGE}.html")
     scripts = [url for tag, url in seed.links if tag == "script"]
-    assert scripts[0].endswith("assets/javascripts/iframe-worker-shim.js")  # not the CDN's
+    assert scripts[0].endswith("assets/javascripts/errdocs-worker.js")  # keeps the real Worker
+    assert scripts[1].endswith("assets/javascripts/iframe-worker-shim.js")  # not the CDN's
     assert seed.canonical is None  # no site_url: no link to .html addresses the host lacks
     index = (folder / "search" / "search_index.js").read_text("utf-8")
     assert index.startswith("var __index = ") and sites.SEED_MESSAGE[:20] in index
@@ -91,6 +92,17 @@ def test_bundle_command_refuses_filters_that_match_nothing(project: Path, tmp_pa
     assert result.output == ("Error: no record matches --repo nobody/nothing, --tag nope; "
                              "nothing was written\n")
     assert not out.exists()
+
+
+def test_bundle_never_replaces_a_file_that_is_not_a_zip(project: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    result = CliRunner().invoke(main, ["bundle", "-f", str(project / "mkdocs.yml"),
+                                       "-o", str(notes), str(sites.SAMPLE)])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {notes}: exists and is not a zip file; give another --output, e.g. -o "
+           "dist/errdocs-bundle.zip; nothing was written\n")
+    assert notes.read_text() == "my notes"
 
 
 def test_the_same_input_makes_the_same_zip(project: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from errdocs.cli import main
+from errdocs.siteowner import MARKER, mark
 
 from .conftest import ROOT, SAMPLE
 
@@ -67,12 +68,13 @@ def test_strict_build_with_bad_records_changes_nothing(project: Path, tmp_path: 
     site = project / "site"
     site.mkdir()
     (site / "old.html").write_text("previous site")
+    mark(site)  # a site errdocs built
     result = CliRunner().invoke(main, ["build", str(_write_bad(tmp_path)), "--strict",
                                        "-f", str(project / "mkdocs.yml")])
     assert result.exit_code == 1
     assert result.stderr.endswith(
         "Error: 2 errors, 0 warnings in the records; nothing was written (--strict)\n")
-    assert [p.name for p in site.iterdir()] == ["old.html"]
+    assert sorted(p.name for p in site.iterdir()) == [MARKER, "old.html"]
     assert not (project / "docs" / "errors").exists()
 
 

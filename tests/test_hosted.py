@@ -16,6 +16,7 @@ from mkdocs.utils import get_build_date
 from errdocs import searchunits
 from errdocs.cli import main
 from errdocs.searchindex import SearchIndexFailed
+from errdocs.siteowner import mark
 
 from . import sites
 from .conftest import Built
@@ -193,9 +194,10 @@ def test_record_text_in_the_head_stays_text(tmp_path: Path) -> None:
     assert article["name"] == message
     assert article["about"] == {"@type": "SoftwareSourceCode", "name": 'ev"il/re<po'}
     # Only the scripts of the seed's own page (JSON-LD, Material's inline ones, its config, its
-    # bundle, the search's three): the record's </script><script> made none.
+    # bundle, the record page's one, the search's three): the record's </script><script> made
+    # none.
     assert found.scripts == ["application/ld+json", "", "", "", "", "application/json", "", "",
-                             "", ""]
+                             "", "", ""]
     assert "<img src=x" not in page.read_text("utf-8")
 
 
@@ -204,6 +206,7 @@ def test_a_failed_search_index_keeps_the_previous_site(project: Path,
     previous = project / "site" / "index.html"
     previous.parent.mkdir()
     previous.write_text("the previous site")
+    mark(previous.parent)  # a site errdocs built
 
     def broken(*args: object) -> int:
         raise SearchIndexFailed("Pagefind failed to index the records: boom")

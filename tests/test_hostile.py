@@ -158,8 +158,8 @@ def test_an_oversized_record_gets_a_bounded_page_and_warnings(
     assert "*9900 more solutions are not shown.*" in page
     assert ("*The excerpt is long: 200 lines around the raising line are shown; the whole of it "
             "is on GitHub.*") in page
-    assert "[View source on GitHub](https://github.com/acme/widgets/blob/a/big.py#L1-L20000)" \
-        in page
+    assert ("[View source on GitHub](https://github.com/acme/widgets/blob/a/big.py#L15000) · "
+            "[lines 1–20000](https://github.com/acme/widgets/blob/a/big.py#L1-L20000)") in page
     assert len(page.encode()) < 40_000
     assert (project / "site" / "errors" / "acme" / "widgets" / "big" / "index.html").is_file()
 

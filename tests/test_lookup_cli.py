@@ -168,3 +168,12 @@ def test_a_damaged_cache_is_explained(tmp_path: Path) -> None:
         assert result.stderr.startswith("Error: record ")
         assert "run again with --no-cache" in result.stderr
         assert runner.invoke(main, [*args, "--no-cache"]).exit_code == 0
+
+
+def test_a_huge_paste_is_cut_before_matching_and_says_so() -> None:
+    log = "INFO all good\n" * 360_000 + "ValueError: Unknown MLX async mode: speculative\n"
+    result = _lookup("-", "--limit", "1", stdin=log)
+    assert result.exit_code == 0
+    assert result.stderr == f"Note: Only the last 20,000 characters of the {len(log):,} given " \
+        "were read.\n"
+    assert result.stdout.splitlines()[0] == f"1. {SEED_URL}"

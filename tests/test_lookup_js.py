@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from errdocs.lookup import build_index, lookup
-from errdocs.lookup.extract import candidates
+from errdocs.lookup.extract import candidates, cut_notes
 from errdocs.lookup.jsregex import Unconvertible, convert
 from errdocs.lookup.match import lookup_words
 from errdocs.lookup.patterns import template_regex, template_requirements
@@ -30,6 +30,9 @@ TEXTS = [c["text"] for c in CASES["cases"]] + CASES["no_match"] + [
     "Unsupported dtype: x\nUnsupported dtype y\nstage 1 polled after completion",
     "Request queue full (12 pending) — rejecting r-1 ✓ 𝔘nicode",
 ]
+LONG = ["x" * 20_001, "ok\n" * 7_000 + "ValueError: " + "𝔘" * 1_500, "Error: " + "y" * 993,
+        "é" * 19_999 + "𝔘\n" * 2]
+"""Pastes a lookup cuts (and one it just does not)."""
 
 # Patterns with Python-only syntax, and messages that tell right from wrong conversions.
 CONVERSIONS = [
@@ -75,14 +78,16 @@ def test_helpers_agree_with_python() -> None:
     templates = ["Unknown MLX async mode: {launch.mode}", "key {{raw}} {k}ms: a.b (x)",
                  "{a}{b}", "Plugin {name} must export a function, got {typeof mod}",
                  "Étape {n} — échec", "tab\there  spaces"]
-    answer = run_node({"mode": "helpers", "templates": templates, "texts": TEXTS})
+    answer = run_node({"mode": "helpers", "templates": templates, "texts": [*TEXTS, *LONG]})
     assert answer["dataVersion"] == VERSION  # the data format both sides read
     assert answer["templates"] == [
         {"regex": template_regex(t), "words": sorted(template_requirements(t).words),
          "literalChars": template_requirements(t).literal_chars} for t in templates]
     assert answer["texts"] == [
-        {"tokens": tokens(t), "fnv1a": [fnv1a(w) for w in tokens(t)], "candidates": candidates(t)}
-        for t in TEXTS]
+        {"tokens": tokens(t), "fnv1a": [fnv1a(w) for w in tokens(t)], "candidates": candidates(t),
+         "notes": cut_notes(t)}
+        for t in [*TEXTS, *LONG]]
+    assert [bool(t["notes"]) for t in answer["texts"][len(TEXTS):]] == [True, True, False, True]
 
 
 def _write_data(records: list, root: Path) -> Path:
@@ -173,3 +178,51 @@ def _assert_same_matches(items: list[tuple[str, list[str]]]) -> None:
                                      "named": found.groupdict()},
             }
             assert result == expected, (pattern, js.source, message)
+
+
+def test_issue_16_patterns_answer_quickly_and_agree_with_python(tmp_path: Path) -> None:
+    """The build leaves issue 16's patterns out of the browser's data; Node then finds what
+    Python finds (Python by the pattern, with RE2; the browser by the template), at once."""
+    from .test_lookup_linear import EVIL, NEAR_MISS_SIZES
+
+    records = [record(rid, repo="acme/evil", slug=rid, error_message=message,
+                      message_pattern=pattern) for rid, message, pattern, *_ in EVIL]
+    records.append(record("ok", repo="acme/evil", slug="ok", error_message="Bad value in {k}",
+                          message_pattern=r"Bad value in (\w+)"))
+    data = site_data(build_index(records, build_catalog(records), javascript=True))
+    assert data.unconverted == len(EVIL)
+    for page in data.pages:
+        (tmp_path / page.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / page.path).write_text(page.content, "utf-8")
+    texts = [shape.format(letter * size) for _, _, _, shape, letter, _ in EVIL
+             for size in NEAR_MISS_SIZES] + [case[5] for case in EVIL] + ["Bad value in zone3"]
+    answer = run_node({"mode": "rank", "dataDir": str(tmp_path / "assets" / "lookup"),
+                       "texts": texts, "limit": 10})
+    index = build_index(records, build_catalog(records))
+    by_template = {"pattern": "template", "pattern-part": "template-part"}
+
+    def in_browser(how: str, record_id: str) -> str:  # the browser has no pattern for EVIL's
+        return how if record_id == "ok" else by_template.get(how, how)
+
+    for text, got in zip(texts, answer, strict=True):
+        assert got["seconds"] < 1.0, (text[:40], got["seconds"])
+        expected = [{"url": m.target.url, "how": in_browser(m.how.value, m.target.record_id),
+                     "candidate": m.candidate} for m in lookup(index, text, limit=10)]
+        assert [{k: m[k] for k in ("url", "how", "candidate")} for m in got["matches"]] \
+            == expected, text[:40]
+
+
+def test_a_skipped_record_is_matched_without_its_pattern(data_dir: Path) -> None:
+    """What the browser's worker is told after a record ran over its time budget."""
+    text = "Unknown MLX async mode: speculative"
+    seed = "sgl-project/sglang/unknown-mlx-async-mode-launch-mode"
+    plain, skipped, neither = (
+        run_node({"mode": "rank", "dataDir": str(data_dir), "texts": [text], "limit": 3,
+                  "options": {"skip": skip}})[0]
+        for skip in ({}, {seed: "pattern"}, {seed: "all"}))
+    assert [seed, "pattern"] in plain["before"]
+    assert [seed, "template"] in skipped["before"]  # told before its template runs
+    assert seed not in [key for key, _ in neither["before"]]  # no regex of it runs
+    hows = [{m["url"]: m["how"] for m in r["matches"]}.get(f"/errors/{seed}/")
+            for r in (plain, skipped, neither)]
+    assert hows == ["pattern", "template", "similar"]

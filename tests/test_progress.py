@@ -1,4 +1,5 @@
-"""Progress shows on a terminal, with an ETA, and stays quiet elsewhere."""
+"""Progress: rewritten in place on a terminal; in a CI log or a file, a line per group of units
+with counts and an ETA (never one endless line, never minutes of silence)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import io
 
 import pytest
 
-from errdocs.progress import Progress, wanted
+from errdocs.progress import Progress, duration, live, wanted
 
 
 class _Tty(io.StringIO):
@@ -17,24 +18,63 @@ class _Tty(io.StringIO):
 def test_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
     stream = _Tty()
-    assert wanted(stream)
-    progress = Progress("units", 4, stream=stream, enabled=wanted(stream))
-    progress.step(10)
-    progress.step(5)
+    assert live(stream)
+    progress = Progress("units", 4, stream=stream, clock=100.0)
+    progress.step(10, now=102.0)
+    progress.step(5, now=104.0)
     progress.close()
-    lines = stream.getvalue().split("\r")
-    assert lines[1].startswith("units: 1/4, 10 pages, ")
-    assert lines[2].startswith("units: 2/4, 15 pages, ") and "ETA" in lines[2]
-    assert stream.getvalue().endswith("\n")
+    assert stream.getvalue() == ("\runits: 1/4 (25%), 10 pages, 2 s, ETA 6 s "
+                                 "\runits: 2/4 (50%), 15 pages, 4 s, ETA 4 s \n")
 
 
-def test_quiet_in_ci_and_in_logs(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_ci_log_gets_a_line_per_group_of_units(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
-    assert not wanted(_Tty())
-    monkeypatch.delenv("CI")
-    assert not wanted(io.StringIO())
+    stream = _Tty()  # a terminal, but CI is set: a log
+    assert not live(stream) and wanted()
+    progress = Progress("units", 40, stream=stream, clock=0.0)
+    for done in range(1, 41):
+        progress.step(512, now=3.0 * done)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert "\r" not in stream.getvalue()
+    assert lines[0] == "units: 40 to build"
+    assert lines[1] == "units: 2/40 (5%), 1,024 pages, 6 s, ETA 1 min 54 s"
+    assert lines[2] == "units: 4/40 (10%), 2,048 pages, 12 s, ETA 1 min 48 s"
+    assert lines[-1] == "units: 40/40 (100%), 20,480 pages, 2 min 00 s, ETA 0 s"
+    assert len(lines) == 1 + 20
+
+
+def test_a_slow_group_still_prints_a_line_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = io.StringIO()  # a pipe: not a terminal
+    assert not live(stream)
+    progress = Progress("units", 1000, stream=stream, clock=0.0)
+    progress.step(500, now=30.0)   # 1 of a group of 50: nothing yet
+    progress.step(500, now=61.0)   # a minute without a line: one now
+    progress.step(500, now=62.0)
+    assert stream.getvalue().splitlines() == [
+        "units: 1000 to build",
+        "units: 2/1000 (0%), 1,000 pages, 1 min 01 s, ETA 8 h 27 min"]
+
+
+def test_nothing_to_build_prints_nothing() -> None:
     stream = io.StringIO()
-    progress = Progress("units", 2, stream=stream, enabled=False)
+    Progress("search pieces", 0, stream=stream).close()
+    assert stream.getvalue() == ""
+
+
+def test_errdocs_progress_off_silences_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ERRDOCS_PROGRESS", "off")
+    assert not wanted()
+    stream = io.StringIO()
+    progress = Progress("units", 2, stream=stream, enabled=wanted())
+    progress.step(3)
     progress.step(3)
     progress.close()
     assert stream.getvalue() == ""
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (0.4, "0 s"), (59.4, "59 s"), (60, "1 min 00 s"), (605, "10 min 05 s"),
+    (3599.6, "1 h 00 min"), (7380, "2 h 03 min")])
+def test_durations_read_like_a_person_writes_them(seconds: float, text: str) -> None:
+    assert duration(seconds) == text

@@ -37,7 +37,7 @@ def test_front_matter_survives_any_id_or_repo(value: str) -> None:
 
 def test_a_source_link_only_to_https_github() -> None:
     good = _page(record("a1", github_url="https://github.com/o/r/blob/a/f.py#L3"))
-    assert "[View source on GitHub](https://github.com/o/r/blob/a/f.py#L3)" in good
+    assert "[View source on GitHub](https://github.com/o/r/blob/a/f.py#L3)\n" in good
     bad = _page(record("a1", github_url="javascript:alert(1)", file_path="f.py"))
     assert "View source" not in bad
     assert ("<code>f.py</code> · Source (not a GitHub link, shown as text): "
@@ -57,7 +57,8 @@ def test_every_text_is_bounded() -> None:
     page = _page(record("a1", error_message=long, file_path=long, message_pattern=long,
                         tags=(long,), error_class=long))
     assert long not in page
-    assert page.count("y" * MAX_TEXT_CHARS + " …") == 5  # title, class, pattern, path, tag
+    # title, the error as printed, class, pattern, path, tag
+    assert page.count("y" * MAX_TEXT_CHARS + " …") == 6
 
 
 @pytest.mark.parametrize("name", [
@@ -72,3 +73,20 @@ def test_language_for_agrees_with_pygments(name: str) -> None:
     except ClassNotFound:
         expected = "text"
     assert language_for(name) == expected
+
+
+def test_new_header_and_fix_parts_escape_record_text() -> None:
+    hostile = "<script>alert(1)</script> [x](javascript:alert(1)) {: onclick=x }"
+    page = _page(record(
+        "a1", file_path="a.py", error_class="KeyError", error_message=hostile,
+        example_fix=f"# before: {hostile}\nx = 1\n# after: {hostile}\ny = 2",
+        analyzed_sha='abcdef1"><script>', analyzed_at=hostile, dataset_version=hostile))
+    body = page.split("\n---\n", 1)[1]  # the front matter is plain text, escaped where used
+    printed = f"``` {{.text .errdocs-printed}}\nKeyError: {hostile!r}\n```"
+    assert "<script>" not in body.replace(printed, "")
+    escaped = "&lt;script&gt;alert\\(1\\)&lt;/script&gt; \\[x\\]\\(javascript&#58;alert\\(1\\)\\)"
+    assert f"**Before:** {escaped}" in page and f"**After:** {escaped}" in page
+    # The error as printed is code: shown as it is, inside a fence nothing in it can close.
+    assert printed in body
+    # Neither a commit link nor a <time> from text that is not a hash or a date.
+    assert "/tree/" not in page and "<time" not in page

@@ -14,7 +14,7 @@ import html
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -26,8 +26,10 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from errdocs import pageparts
 from errdocs.escape import safe_url
 from errdocs.excerpt import language_for
+from errdocs.family import message_key
 from errdocs.load import RawItem
 from errdocs.meta import record_meta
 from errdocs.model import Catalog, GroupKind, group_key, shown_tags
@@ -130,15 +132,19 @@ def test_any_text_shows_literally_adds_no_markup_and_stays_inside(
     items = [RawItem(Origin("p.jsonl", n), value) for n, value in enumerate(raw, start=1)]
     records = list(validator.validate_all(items))
     assert [p for p in validator.problems if p.severity is Severity.ERROR] == []
-    plain = [_plain(r, n) for n, r in enumerate(records)]
+    plain = [_plain(r, n, records) for n, r in enumerate(records)]
     with _rendered(config, records) as (catalog, html_pages), \
          _rendered(config, plain) as (_, plain_pages):
         for record, twin in zip(records, plain, strict=True):
             page = html_pages[record.id]
-            _assert_front_matter_and_title(record, page)
+            _assert_front_matter_and_title(record, catalog, page)
             found = _scan(page.content or "")
             _assert_text_shown(record, catalog, found)
             _assert_no_new_markup(record, found, _scan(plain_pages[twin.id].content or ""))
+        # No two record pages share a title (<title>: the errdocs title, or the message).
+        titles = [page.meta["errdocs"].get("title") or page.meta["errdocs"]["message"]
+                  for page in html_pages.values()]
+        assert len(set(titles)) == len(titles), titles
 
 
 # --- rendering ---------------------------------------------------------------------------
@@ -237,8 +243,10 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _assert_front_matter_and_title(record: Record, page: Page) -> None:
-    expected = {"hide": ["navigation"], "errdocs": record_meta(record, shown_tags(record))}
+def _assert_front_matter_and_title(record: Record, catalog: Catalog, page: Page) -> None:
+    title = catalog.entries[record.id].title
+    expected = {"hide": ["navigation"],
+                "errdocs": record_meta(record, shown_tags(record), title=title)}
     assert page.meta == expected  # read back by MkDocs exactly as written
     # Material prints page.title unescaped: it must be escaped text with no element in it.
     title = page.title or ""
@@ -282,19 +290,25 @@ def _assert_no_new_markup(record: Record, found: _Found, plain: _Found) -> None:
     assert found.code_kinds <= allowed_in_code, found.code_kinds - allowed_in_code
     extra = {k: n for k, n in found.markup.items() if n > plain.markup[k]}
     assert not extra, extra
-    source = safe_url(record.github_url, host=SOURCE_HOST)
+    links = pageparts.source_links(record)
+    outside = {safe_url(record.github_url, host=SOURCE_HOST), links.line,
+               pageparts.commit_url(record)} - {None}
     for href in found.hrefs:
-        assert href.startswith("#") or ":" not in href.split("/")[0] or href == source, href
+        assert href.startswith("#") or ":" not in href.split("/")[0] or href in outside, href
     assert not [name for name, _ in found.attributes if name.startswith("on")]
 
 
 # --- the same records with plain words ------------------------------------------------------
 
 
-def _plain(record: Record, n: int) -> Record:
+def _plain(record: Record, n: int, records: list[Record]) -> Record:
     """``record`` with each text replaced by plain words, keeping what shapes the page: which
-    fields are blank, the line and paragraph structure, the code language, distinct tags."""
-    changes: dict[str, object] = {"id": f"id{n}", "repo": "o/r", "slug": "s"}
+    fields are blank, the line and paragraph structure, the code language, distinct tags, and
+    which records are related (one repository, family, file or category for the same ones)."""
+    changes: dict[str, object] = {
+        "id": f"id{n}", "slug": "s",
+        "repo": f"o/r{_index(records, lambda r: group_key(GroupKind.REPO, r.repo), record)}",
+        "error_message": f"plain{_index(records, lambda r: message_key(r.error_message), record)}"}
     for spec in FIELDS:
         value = getattr(record, spec.attr)
         if spec.attr in changes or value is None or spec.kind is Kind.INT:
@@ -305,15 +319,32 @@ def _plain(record: Record, n: int) -> Record:
             changes[spec.attr] = _plain_text(value)
     changes["tags"] = tuple(_plain_key(t, record.tags) for t in record.tags)
     if record.background_tag is not None:
-        changes["background_tag"] = _plain_key(record.background_tag, (record.background_tag,))
-    if record.file_path is not None:
-        changes["file_path"] = _plain_file(record.file_path)
+        changes["background_tag"] = _plain_key(
+            record.background_tag, tuple(r.background_tag or "" for r in records))
+    if record.file_path:
+        number = _index(records, lambda r: r.file_path, record)
+        changes["file_path"] = _plain_file(record.file_path).replace("plain", f"plain{number}", 1)
     if record.github_url is not None:
         ok = safe_url(record.github_url, host=SOURCE_HOST)
-        changes["github_url"] = "https://github.com/o/r" if ok else "not-a-link"
+        # A safe link is kept as it is: its shape (a blob, a line range) decides the links.
+        changes["github_url"] = record.github_url if ok else "not-a-link"
+    # What decides markup rather than text is kept too: whether the class shows in the error
+    # as printed, whether the commit is a hash (a link) and the dates are dates (<time>).
     if record.dataset_version is not None:
         changes["dataset_version"] = _plain_text(record.dataset_version)
+    if record.error_class:
+        changes["error_class"] = "Plain" if pageparts.printed_error(record)[1] else "not plain"
+    if pageparts.commit_url(record) is not None:
+        changes["analyzed_sha"] = record.analyzed_sha
+    for name in ("analyzed_at", "dataset_version"):
+        if pageparts.readable_date(getattr(record, name)):
+            changes[name] = getattr(record, name)
     return dataclasses.replace(record, **changes)  # type: ignore[arg-type]
+
+
+def _index(records: list[Record], key: Callable[[Record], object], record: Record) -> int:
+    """Which of the distinct ``key`` values of ``records`` is ``record``'s."""
+    return list(dict.fromkeys(map(key, records))).index(key(record))
 
 
 def _plain_text(value: str) -> str:

@@ -45,6 +45,7 @@ def test_search_text_is_the_records_words_bounded(tmp_path: Path) -> None:
     assert "unhandled-dispatch-case" in text.content and "mlx" in text.content
     assert seed.documentation and seed.documentation in text.content
     assert len(text.content) <= 4000
+    assert "(.+?)" not in text.content  # the pattern is never a result's teaser
 
 
 def test_service_errors_are_raised() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import sys
@@ -15,7 +16,9 @@ from errdocs.build import run_mkdocs
 from errdocs.cli import main
 from errdocs.settings import load_settings
 from errdocs.sitebuild import RESERVED_SITE_PATHS, build_sharded
+from errdocs.siteowner import MARKER, MARKER_TEXT
 
+from . import htmlscan
 from .conftest import ROOT, SAMPLE
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -60,6 +63,7 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
     # Pagefind's index, and the exports, /id/ pages and feed errdocs writes beside MkDocs.
     sharded = {k: v for k, v in sharded.items()
                if not k.startswith(("pagefind/", *RESERVED_SITE_PATHS))}
+    assert sharded.pop(MARKER) == MARKER_TEXT.encode()  # errdocs' mark on its own sites
     assert sharded.keys() == reference.keys()
     for name in sharded:
         if not name.startswith("sitemap.xml"):
@@ -176,3 +180,114 @@ def test_a_changed_meaning_rebuilds_its_page_and_a_data_unit_not_the_root(
     chunk = [p for p in (project / "site" / "errors").rglob("*.js")
              if "A changed meaning." in p.read_text("utf-8")]
     assert chunk, "the search data in the site shows the new meaning"
+
+
+def _cold_site(project: Path, data: Path, fresh: Path) -> dict[str, bytes]:
+    """The site a cold build of ``data`` gives, in a fresh copy of ``project``."""
+    for name in ("docs", "overrides"):
+        shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
+    shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
+    build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
+    return _tree(fresh / "site")
+
+
+def _title(site: Path, page: str) -> str:
+    text = (site / page / "index.html").read_text("utf-8")
+    return text.split("<title>", 1)[1].split("</title>", 1)[0]
+
+
+def test_a_title_follows_the_records_that_share_its_message(tmp_path: Path,
+                                                            project: Path) -> None:
+    """A page's title depends on other records: a record added with the same message retitles
+    the page (its unit is rebuilt although its own record did not change), removing it
+    retitles it back, and each time the site is the one a cold build gives."""
+    seed = "errors/sgl-project/sglang/unknown-mlx-async-mode-launch-mode"
+    settings = load_settings(project / "mkdocs.yml")
+    data, few = tmp_path / "data.jsonl", "".join(SAMPLE.read_text("utf-8").splitlines(True)[:6])
+    data.write_text(few, "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert _title(project / "site", seed) == "Unknown MLX async mode: {launch.mode} - errdocs"
+    twin = json.loads(SAMPLE.read_text("utf-8").splitlines()[0])
+    twin["record"] |= {"id": "twin", "repo": "other/fork"}
+    data.write_text(few + json.dumps(twin) + "\n", "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert _title(project / "site", seed) == (
+        "Unknown MLX async mode: {launch.mode} (sgl-project/sglang) - errdocs")
+    assert _title(project / "site", "errors/other/fork/unknown-mlx-async-mode-launch-mode") == (
+        "Unknown MLX async mode: {launch.mode} (other/fork) - errdocs")
+    assert _tree(project / "site") == _cold_site(project, data, tmp_path / "cold-1")
+    data.write_text(few, "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert _title(project / "site", seed) == "Unknown MLX async mode: {launch.mode} - errdocs"
+    assert _tree(project / "site") == _cold_site(project, data, tmp_path / "cold-2")
+
+
+FAMILY = ["Unknown MLX async mode: {launch.mode}", "unknown MLX async mode: %s",
+          "Unknown MLX async mode: '{0}'", "Unknown MLX async mode: {mode}"]
+"""One error as four records word it: the same once placeholders and values are left out."""
+
+
+def _with_a_family(data: Path) -> list[str]:
+    """Add to ``data`` four records of one message in three repositories (two in fam-a/x, so
+    also in one file); return their page paths in the site."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    pages = []
+    for n, message in enumerate(FAMILY):
+        value = json.loads(lines[n])
+        repo = f"fam-{'abca'[n]}/x"
+        value["record"].update(id=f"family-{n}", repo=repo, slug=f"mlx-mode-{n}",
+                               errorMessage=message, filePath="mlx/worker.py",
+                               lineNumber=100 + n, backgroundTag="dispatch")
+        lines.append(json.dumps(value) + "\n")
+        pages.append(f"errors/{repo}/mlx-mode-{n}/index.html")
+    data.write_text("".join(lines), "utf-8")
+    return pages
+
+
+def test_one_message_in_several_repositories_gets_a_family_page_and_pages_link_each_other(
+        tmp_path: Path, project: Path, small_units: None) -> None:
+    data = synth.write(30, tmp_path / "data.jsonl", seed=5)
+    pages = _with_a_family(data)
+    settings = load_settings(project / "mkdocs.yml")
+    report = build_sharded(settings, [data], jobs=2, show_progress=False)
+    site = project / "site"
+    (family,) = (site / "errors" / "families").glob("*/index.html")
+    text = html.unescape(family.read_text("utf-8"))
+    assert '<h1 id="unknown-mlx-async-mode">Unknown MLX async mode: …' in text
+    assert "Raised in 3 projects: 4 records share this message" in text
+    assert _targets(family) >= {(site / p).resolve() for p in pages}
+    assert "errors/families/index.html" in [p.relative_to(site).as_posix()
+                                            for p in site.rglob("index.html")]
+    for page in pages:
+        shown = _targets(site / page)
+        assert shown >= {(site / p).resolve() for p in pages if p != page}, page
+        assert family.resolve() in shown
+    assert report.built == report.units
+    broken, _ = htmlscan.broken_links(site)
+    assert broken == []
+
+
+def _targets(page: Path) -> set[Path]:
+    """The pages ``page`` links to, as files."""
+    return {(page.parent / url).resolve() / "index.html" for tag, url in htmlscan.scan(page).links
+            if tag == "a" and url.endswith("/") and ":" not in url}
+
+
+def test_a_changed_related_record_rebuilds_the_pages_listing_it_and_equals_a_cold_build(
+        tmp_path: Path, project: Path, small_units: None) -> None:
+    data = synth.write(30, tmp_path / "data.jsonl", seed=5)
+    pages = _with_a_family(data)
+    settings = load_settings(_with_site_url(project))
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    value = json.loads(lines[-1])  # family-3: its relatives show its message
+    value["record"]["errorMessage"] = "Unknown MLX async mode: {launch.kind}"
+    lines[-1] = json.dumps(value) + "\n"
+    data.write_text("".join(lines), "utf-8")
+    again = build_sharded(settings, [data], jobs=2, show_progress=False)
+    assert 4 <= again.pages_built < 20  # it, its relatives, its family's page, not the rest
+    for page in pages[:3]:
+        assert "{launch.kind}" in (project / "site" / page).read_text("utf-8"), page
+    fresh = tmp_path / "fresh"
+    assert _tree(project / "site") == _cold_site(project, data, fresh)
+    assert _tree(project / "docs" / "errors") == _tree(fresh / "docs" / "errors")

@@ -43,8 +43,10 @@ def test_seed_page_marks_line_658_with_its_real_number(site: Path) -> None:
     page = (site / SEED_PAGE).read_text("utf-8")
     (column,) = re.findall(r'<td class="linenos"><div class="linenodiv"><pre><span></span>'
                            r'(.*?)</pre></div></td>', page, re.S)
-    shown = [int(n) for n in column.split("\n")]  # plain numbers, one a line
-    # Line 671 is the excerpt's empty last line, which the highlighter does not show.
+    # Plain numbers, one a line; the raising line's is emphasised.
+    assert column.count('<span class="errdocs-mark">658</span>') == 1
+    shown = [int(_text(n)) for n in column.split("\n")]
+    # sourceCodeEnd 671 counts the empty rest after the excerpt's final newline: no line.
     assert shown == list(range(640, 671))
     (code,) = re.findall(r'<td class="code"><div><pre><span></span><code>(.*?)</code>', page,
                          re.S)
@@ -53,8 +55,10 @@ def test_seed_page_marks_line_658_with_its_real_number(site: Path) -> None:
     marked = [number for number, line in zip(shown, lines, strict=True)
               if line.startswith('<span class="hll">')]
     assert marked == [658]
+    # A screen reader hears that this line raises the error (the text is visually hidden).
     assert _text(lines[658 - 640]) == (
-        'raise ValueError(f"Unknown MLX async mode: {launch.mode}")')
+        'Raises the error: raise ValueError(f"Unknown MLX async mode: {launch.mode}")')
+    assert '<span class="hll"><span class="errdocs-sr">Raises the error: </span>' in code
     assert "__codelineno" not in page  # plain numbers: no anchor that nothing links to
 
 
@@ -62,7 +66,9 @@ def test_seed_page_links_to_the_pinned_source(site: Path) -> None:
     page = (site / SEED_PAGE).read_text("utf-8")
     seed = json.loads(SAMPLE.read_text().splitlines()[0])["record"]
     links = re.findall(r'<a href="(https://github\.com/[^"]+)"', page)
-    assert html.unescape(links[0]) == seed["githubUrl"]
+    # "View source" opens the raising line; the excerpt's whole range is the next link.
+    assert html.unescape(links[0]) == seed["githubUrl"].replace("#L640-L671", "#L658")
+    assert html.unescape(links[1]) == seed["githubUrl"]
     assert f"/blob/{seed['analyzedSha']}/" in links[0]
 
 

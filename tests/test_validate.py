@@ -81,6 +81,26 @@ def test_excerpt_numbering_is_corrected_with_a_warning() -> None:
     ]
 
 
+def test_an_excerpt_ending_with_a_newline_is_counted_either_way_without_a_warning() -> None:
+    """Real excerpts end with a newline, and producers count their last line both ways: the
+    last real line (``b`` is line 11), or one more (the empty rest after the newline)."""
+    for end in (11, 12):
+        for newline in ("\n", "\r\n"):
+            [record], problems = _check(GOOD | {"sourceCode": f"a{newline}b{newline}",
+                                                "sourceCodeStart": 10, "sourceCodeEnd": end,
+                                                "lineNumber": 11})
+            assert problems == []
+            assert (record.source_code_end, record.line_number) == (11, 11)
+    # Any other count is still reported.
+    for code, end in (("a\nb", 12), ("a\nb\n\n", 14), ("a\nb\n", 13)):
+        _, problems = _check(GOOD | {"sourceCode": code, "sourceCodeStart": 10,
+                                     "sourceCodeEnd": end})
+        assert len(problems) == 1 and "sourceCodeEnd" in problems[0]
+    _, problems = _check(GOOD | {"sourceCode": "a\nb\n\n", "sourceCodeStart": 10,
+                                 "sourceCodeEnd": 12})
+    assert problems == []
+
+
 def test_lone_surrogate_is_an_error() -> None:
     records, problems = _check(GOOD | {"documentation": "bad \ud800 text"})
     assert records == []

@@ -1,4 +1,8 @@
-"""Stage 6, build: run MkDocs on the project and replace the site only when the build succeeds."""
+"""Stage 6, build: run MkDocs on the project and replace the site only when the build succeeds.
+
+This is the one place MkDocs builds (every unit, the bundle): with ``--engine properdocs`` the
+``mkdocs`` modules imported here are ProperDocs' (see :mod:`errdocs.engine`).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import MkDocsException
 
+from . import engine
 from .errors import BuildFailed
 
 
@@ -28,7 +33,9 @@ def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
     ``site_dir`` None keeps the config's own. ``overrides`` replace top-level config keys (as
     ``load_config`` does); ``adjust`` may change the loaded config further before the build.
     """
-    _show_mkdocs_warnings()
+    handler = _show_mkdocs_warnings()
+    handler.held = []
+    failed_on_os = False
     try:
         if site_dir is not None:
             overrides["site_dir"] = str(site_dir)
@@ -41,23 +48,52 @@ def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
         finally:
             config.plugins.on_shutdown()
     except (MkDocsException, SystemExit) as exc:
-        raise BuildError(f"MkDocs build failed: {exc}") from exc
+        raise BuildError(f"{engine.display()} build failed: {exc}") from exc
+    except OSError:
+        failed_on_os = True
+        raise
+    finally:
+        held, handler.held = handler.held, None
+        for line in [] if failed_on_os else held:
+            click.echo(line, err=True)
     return config
 
 
 class _ClickHandler(logging.Handler):
-    """Sends MkDocs' log records to the current stderr (click's, so tests capture them)."""
+    """Sends MkDocs' log records to the current stderr (click's, so tests capture them).
+
+    While :attr:`held` is a list, errors go there instead: MkDocs logs the error of a page it
+    fails to build and then raises it, and an operating-system failure gets one line of its
+    own from the CLI (the path, what to do), so :func:`run_mkdocs` drops them in that case.
+    """
+
+    held: list[str] | None = None
 
     def emit(self, record: logging.LogRecord) -> None:
-        click.echo(self.format(record), err=True)
+        line = self.format(record)
+        if record.levelno >= logging.ERROR and self.held is not None:
+            self.held.append(line)
+        else:
+            click.echo(line, err=True)
 
 
-def _show_mkdocs_warnings() -> None:
-    """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does."""
-    logger = logging.getLogger("mkdocs")
-    if not any(isinstance(h, _ClickHandler) for h in logger.handlers):
+def _show_mkdocs_warnings() -> _ClickHandler:
+    """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does.
+
+    ProperDocs logs under ``properdocs`` and counts the warnings there for ``--strict``; the
+    plugins written for MkDocs (Material's, errdocs') still log under ``mkdocs``, so that
+    logger is made a child of ProperDocs' (as the ``properdocs`` command does).
+    """
+    logger = logging.getLogger(engine.active())
+    if logger.name != engine.MKDOCS:
+        legacy = logging.getLogger(engine.MKDOCS)
+        legacy.parent, legacy.propagate = logger, True
+        legacy.setLevel(logging.NOTSET)
+    handler = next((h for h in logger.handlers if isinstance(h, _ClickHandler)), None)
+    if handler is None:
         handler = _ClickHandler(logging.WARNING)
         handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
         logger.addHandler(handler)
     # Only warnings are shown (and counted by --strict); INFO records would cost per page.
     logger.setLevel(logging.WARNING)
+    return handler

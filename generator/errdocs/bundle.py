@@ -8,7 +8,10 @@ site's ``docs/errors/`` and ``site/`` are never touched. Overrides:
 - Material's ``offline`` plugin (``use_directory_urls: false``, search index inlined as a script)
   and its ``search`` plugin: Pagefind cannot run from ``file://``, lunr can;
 - a local copy of the ``iframe-worker`` shim (Web Workers do not start from ``file://``) instead
-  of the CDN copy the offline plugin would add, so nothing is fetched from the network;
+  of the CDN copy the offline plugin would add, so nothing is fetched from the network; the
+  shim replaces ``window.Worker`` with a worker that runs on the page, so a script before it
+  keeps the browser's own for the paste box, whose worker (a Blob URL) starts from disk and
+  must run off the page (see ``lookup.js``);
 - no ``site_url``: canonical links would point at ``.html`` addresses the hosted site lacks;
 - no ``errdocs-lastmod``: the bundle has no use for sitemap dates and must not move the hosted
   site's.
@@ -19,8 +22,8 @@ history's pages (what changed, removed records, the feed), which belong to the h
 
 from __future__ import annotations
 
+import os
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,18 +32,24 @@ from pathlib import Path, PurePosixPath
 from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
-from .errors import ErrdocsError
+from .errors import ErrdocsError, naming
 from .exports import SCHEMA_FILE, IndexEntry, index_files, record_file, schema_text
 from .model import Catalog, GroupKind, group_key, shown_tags
 from .permalinks import ID_FOLDER, Addresses, id_file, redirect_page
 from .pipeline import pages_for
 from .records import Record
+from .scratch import scratch_folder
 from .settings import Settings, read_config_data
 from .write import MANIFEST, read_manifest, write_pages
 
 SHIM = Path(__file__).parent / "vendor" / "iframe-worker-shim.js"
 SHIM_URL = "assets/javascripts/iframe-worker-shim.js"
 """Where the shim goes in the bundle; the name must contain ``iframe-worker`` (see above)."""
+KEEP_WORKER_URL = "assets/javascripts/errdocs-worker.js"
+KEEP_WORKER = ("/* errdocs: the browser's own Worker, before iframe-worker-shim.js replaces it\n"
+               "   with one that runs on the page (lookup.js matches off the page). */\n"
+               "window.errdocsWorker = window.Worker;\n")
+"""The script that keeps it, loaded just before the shim."""
 DROPPED_PLUGINS = frozenset({"errdocs-lastmod", "search", "material/search", "offline",
                              "material/offline"})
 LEFT_OUT = ("*.map",)
@@ -113,14 +122,21 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
     """Build the site of ``records`` for offline use and zip it into ``output``."""
     if not records:
         raise BundleError("no record to put in the bundle")
-    with tempfile.TemporaryDirectory(prefix="errdocs-bundle-") as tmp:
-        docs, site = Path(tmp) / "docs", Path(tmp) / "site"
+    if os.path.lexists(output) and not (output.is_file() and zipfile.is_zipfile(output)):
+        # -o names a file errdocs replaces: only ever an earlier zip, never a user's file
+        raise BundleError(f"{output}: exists and is not a zip file; give another --output, "
+                          "e.g. -o dist/errdocs-bundle.zip")
+    # In the work folder, not the system's: a killed bundle's folder is removed by the next
+    # bundle or build (scratch.remove_dead).
+    with scratch_folder(settings.work_dir) as tmp:
+        docs, site = tmp / "docs", tmp / "site"
         copy_hand_written(settings.docs_dir, docs, settings.subtree)
         catalog, pages = pages_for(records)
         write_pages(docs / settings.subtree, pages)
         _write_exports(docs, records, catalog, settings.subtree)
         (docs / SHIM_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SHIM, docs / SHIM_URL)
+        (docs / KEEP_WORKER_URL).write_text(KEEP_WORKER, "utf-8")
         config = run_mkdocs(
             settings.config_file, site, strict=False, adjust=_use_local_shim,
             docs_dir=str(docs), use_directory_urls=False, site_url="",
@@ -189,7 +205,8 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.partial")
     try:
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED,
+                                             compresslevel=9) as archive:
             for path in files:
                 info = zipfile.ZipInfo(f"{folder}/{path.relative_to(site).as_posix()}", ZIP_DATE)
                 info.compress_type = zipfile.ZIP_DEFLATED
@@ -239,8 +256,9 @@ def _search_languages(config: MkDocsConfig) -> list[str]:
 
 
 def _use_local_shim(config: MkDocsConfig) -> None:
-    """Name the bundled shim as a polyfill before the offline plugin looks for one."""
-    config.extra["polyfills"] = [SHIM_URL]
+    """Name the bundled shim as a polyfill before the offline plugin looks for one (after the
+    script that keeps the browser's Worker)."""
+    config.extra["polyfills"] = [KEEP_WORKER_URL, SHIM_URL]
 
 
 def _plugin_name(entry: object) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from . import escape
+from .family import message_key
 from .history import Gone, Listed, Seen, Snapshot, Version
 from .meta import iso_timestamp
 from .model import Catalog, GroupKind, group_key, relative_link
@@ -255,11 +256,10 @@ def _removed(gone: Gone, catalog: Catalog, addresses: Addresses, kept: set[str])
 
 
 def family_url(message: str, catalog: Catalog, addresses: Addresses) -> str | None:
-    """The page of the same error in other repositories (issue 11's family pages), when the
-    catalogue has one for ``message``. The catalogue has no families yet: this is the one
-    place to ask it (``family.message_key(message)`` names the family)."""
-    del message, catalog, addresses
-    return None
+    """The page of the same error in other repositories (its family's, :mod:`.family`), when
+    the catalogue has one for ``message`` (a family over two or more repositories)."""
+    family = catalog.groups[GroupKind.FAMILY].get(message_key(message))
+    return None if family is None else addresses.page_url(family.path)
 
 
 def resolve_data(catalog: Catalog, snapshot: Snapshot | None,

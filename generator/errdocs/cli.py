@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import gc
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from . import engine as engines
+from . import jobarray
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
-from .errors import ErrdocsError, os_failure
+from .errors import BuildFailed, ErrdocsError, os_failure
 from .exports import FORMATS, export_catalogue, schema_text
 from .history import DEFAULT_KEEP
+from .lock import project_lock
 from .lookup import lookup, report, store
+from .lookup.extract import cut_notes
 from .lookup.show import show as show_page
 from .parallel import default_jobs
 from .permalinks import Addresses
@@ -27,16 +33,27 @@ CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, pat
 
 
 
+@dataclass(frozen=True)
+class _FoundSlice(Slice):
+    """A slice ``--shard auto`` read from a job array's environment."""
+
+    source: str = ""
+    """The variables it came from (printed when the slice is built)."""
+
+
 class _SliceType(click.ParamType):
-    name = "I/N"
+    name = "I/N|auto"
 
     def convert(self, value: object, param: click.Parameter | None,
                 ctx: click.Context | None) -> Slice:
         if isinstance(value, Slice):
             return value
+        if value == "auto":  # a NoSlice error is one line, exit 1, like any ErrdocsError
+            found = jobarray.from_environment(os.environ)
+            return _FoundSlice(found.index, found.count, found.source)
         index, _, count = str(value).partition("/")
         if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
-            self.fail(f"{value!r} is not I/N with 1 <= I <= N, e.g. 2/4", param, ctx)
+            self.fail(f"{value!r} is not I/N with 1 <= I <= N, e.g. 2/4, or auto", param, ctx)
         return Slice(int(index), int(count))
 
 
@@ -59,6 +76,16 @@ FULL_TEXT = click.option("--full-text", is_flag=True,
                               " which the search box offers after its own results. Without it "
                               "the search box finds records by message, class, tags, category "
                               "and repository only.")
+ENGINE = click.option(
+    "--engine", type=click.Choice(engines.ENGINES), default=engines.MKDOCS, show_default=True,
+    envvar=engines.ENV, help="What builds the pages: MkDocs, or ProperDocs (its maintained "
+    "continuation, same config and plugins). Also ERRDOCS_ENGINE.")
+
+
+_KEPT = {"build": BuildFailed.consequence, "merge": BuildFailed.consequence,
+         "bundle": BundleError.consequence}
+"""What a command's operating-system failure left as it was (every step that can fail comes
+before the one that replaces the site or the zip)."""
 
 
 class _Guarded(click.Group):
@@ -73,7 +100,11 @@ class _Guarded(click.Group):
         except (ErrdocsError, OSError) as exc:
             if ctx.params.get("debug"):
                 raise
-            line = os_failure(exc) if isinstance(exc, OSError) else exc.line()
+            if isinstance(exc, OSError):
+                kept = _KEPT.get(ctx.invoked_subcommand or "")
+                line = f"{os_failure(exc)}; {kept}" if kept else os_failure(exc)
+            else:
+                line = exc.line()
             raise click.ClickException(line) from exc
 
 
@@ -113,25 +144,30 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
               help="Fail on any problem in the records or the MkDocs build; the site is kept.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: one per core).")
-@click.option("--shard", type=SLICE, default=None, metavar="I/N",
-              help="Build only the I-th of N slices of the units, and do not assemble the site "
-                   "(run `errdocs merge` once every slice is built).")
+@click.option("--shard", type=SLICE, default=None, metavar="I/N|auto",
+              help="Build only the I-th of N slices of the units (I from 1), and do not "
+                   "assemble the site (run `errdocs merge` once every slice is built). auto: "
+                   "the slice of this task of a job array, from ERRDOCS_SHARD/ERRDOCS_SHARDS, "
+                   "a Kubernetes Indexed Job or a Slurm job array (indexes from 0).")
 @FULL_TEXT
+@ENGINE
 @KEEP_VERSIONS
 @RESET_HISTORY
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
                   site_url: str | None, strict: bool, jobs: int | None,
-                  shard: Slice | None, full_text: bool, keep_versions: int,
+                  shard: Slice | None, full_text: bool, engine: str, keep_versions: int,
                   reset_history: bool) -> None:
     """Generate the pages with their search data and build the site unit by unit (unchanged
     units are reused); --full-text also indexes it with Pagefind. No PATH: the sample
     dataset."""
+    engines.require(engine)
     settings = _settings(config_file, site_dir, site_url)
     _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard, full_text=full_text,
              history=(keep_versions, reset_history))
     if shard is not None:
-        click.echo(f"Slice {shard.index}/{shard.count} built; run `errdocs merge` when every "
-                   "slice is built")
+        source = f" ({shard.source})" if isinstance(shard, _FoundSlice) else ""
+        click.echo(f"Slice {shard.index}/{shard.count}{source} built; run `errdocs merge` "
+                   "when every slice is built")
 
 
 @main.command("merge")
@@ -140,11 +176,14 @@ def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @SITE_DIR
 @SITE_URL
 @FULL_TEXT
+@ENGINE
 @KEEP_VERSIONS
 def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  site_url: str | None, full_text: bool, keep_versions: int) -> None:
+                  site_url: str | None, full_text: bool, engine: str,
+                  keep_versions: int) -> None:
     """Assemble the site from units built by `errdocs build --shard I/N` runs (pass the
-    slices' --full-text and --keep-versions too)."""
+    slices' --full-text, --engine and --keep-versions too)."""
+    engines.require(engine)  # the units were built by it: their keys name it
     settings = _settings(config_file, site_dir, site_url)
     _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True,
              full_text=full_text, history=(keep_versions, False))
@@ -160,10 +199,12 @@ def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("dist/errdocs-bundle.zip"), show_default=True,
               help="The zip file to write.")
+@ENGINE
 def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str, ...],
-                   tags: tuple[str, ...], output: Path) -> None:
+                   tags: tuple[str, ...], output: Path, engine: str) -> None:
     """Build an offline copy of the site (all records, or those chosen) as a zip that opens
     from disk, search included. No PATH: the sample dataset."""
+    engines.require(engine)
     settings = _settings(config_file)
     checked = _checked(paths or (settings.project_dir / SAMPLE_DATASET,))
     selection = Selection(repos, tags)
@@ -183,14 +224,19 @@ def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str,
 @CONFIG
 @click.option("--dev-addr", "-a", default="127.0.0.1:8000", show_default=True,
               help="Address to serve on.")
-def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str) -> None:
-    """Generate the pages, then preview the site with live reload (MkDocs' serve).
-    The preview searches with Material's search: its builds have no Pagefind index."""
+@ENGINE
+def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
+                  engine: str) -> None:
+    """Generate the pages, then preview the site with live reload (MkDocs' serve, or
+    ProperDocs'). The preview searches with Material's search: its builds have no Pagefind
+    index."""
+    engines.require(engine)
     from mkdocs.commands.serve import serve  # imported late: it pulls in the dev server
 
     settings = _settings(config_file)
     _generate(paths, settings, strict=False)
     plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
+    click.echo(f"Previewing with {engines.display()} on {dev_addr} (Ctrl+C stops it)")
     serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
           plugins=plugins)
 
@@ -213,8 +259,9 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
     for problem in [*report.problems, *report.lookup_problems]:
         click.echo(str(problem), err=True)
     if report.unconverted:
-        click.echo(f"{report.unconverted} message patterns have no JavaScript form; the site's "
-                   "paste box matches those records by their message template", err=True)
+        click.echo(f"{report.unconverted} message patterns have no JavaScript form or are too "
+                   "slow there; the site's paste box matches those records by their message "
+                   "template", err=True)
     click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
                f"written, {report.unchanged} unchanged, {report.removed} removed; units: "
                f"{report.built} built, {report.reused} reused")
@@ -289,6 +336,8 @@ def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bo
                    err=True)
     for problem in [*opened.index.problems, *opened.index.unusable]:  # once: not from cache
         click.echo(str(problem), err=True)
+    for note in cut_notes(pasted):
+        click.echo(f"Note: {note}", err=True)
     try:
         matches = lookup(opened.index, pasted, limit=limit)
     except store.DamagedCache as exc:
@@ -346,12 +395,14 @@ def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> N
     if strict and checked.problems:
         raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
                                    "written (--strict)")
-    result = generate(checked, settings.out_dir)
+    with project_lock(settings.work_dir):  # docs/errors/ is a build's too
+        result = generate(checked, settings.out_dir)
     for problem in result.lookup_problems:
         click.echo(str(problem), err=True)
     if result.unconverted:
-        click.echo(f"{result.unconverted} message patterns have no JavaScript form; the site's "
-                   "paste box matches those records by their message template", err=True)
+        click.echo(f"{result.unconverted} message patterns have no JavaScript form or are too "
+                   "slow there; the site's paste box matches those records by their message "
+                   "template", err=True)
     r = result.report
     click.echo(f"{len(checked.records)} records, {summary(checked.problems)}; pages: "
                f"{r.written} written, {r.unchanged} unchanged, {r.removed} removed")

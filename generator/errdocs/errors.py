@@ -8,6 +8,10 @@ operating-system failures (:class:`OSError`) are turned into one line there too,
 from __future__ import annotations
 
 import errno
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import PurePath
 
 
 class ErrdocsError(Exception):
@@ -32,20 +36,53 @@ class BuildFailed(ErrdocsError):
 
 
 _HINTS = {
-    errno.ENOSPC: "the disk is full: free some space and build again",
-    errno.EDQUOT: "the disk quota is used up: free some space and build again",
-    errno.EACCES: "permission denied: make it writable (or choose another folder)",
-    errno.EPERM: "operation not permitted: make it writable (or choose another folder)",
+    errno.ENOSPC: "the disk is full: free some space and try again",
+    errno.EDQUOT: "the disk quota is used up: free some space and try again",
+    errno.EACCES: "permission denied: let errdocs write there, or choose another folder",
+    errno.EPERM: "operation not permitted: let errdocs write there, or choose another folder",
     errno.EROFS: "the file system is read-only: choose another folder",
     errno.ENOTDIR: "a file stands where a folder must be: move it away",
+    errno.EEXIST: "a file stands where a folder must be: move it away",
     errno.EISDIR: "a folder stands where a file must be: move it away",
-    errno.EBUSY: "it is busy (a mount point or in use): choose another folder",
-    errno.EIO: "an input/output error: check the disk",
+    errno.EBUSY: "it is busy (a mount point, or in use): choose another folder",
+    errno.EIO: "an input/output error: check the disk, then try again",
+    errno.ENOENT: "it is gone (moved or deleted while errdocs ran): try again",
 }
 
 
 def os_failure(exc: OSError) -> str:
-    """One line for an operating-system failure: the path and what to do about it."""
+    """One line for an operating-system failure: the path and what to do about it.
+
+    ``docs/errors/tags/x.md: a file stands where a folder must be`` would leave the person
+    looking for which one: a failure to go through a folder names the file that is in the way.
+    """
     where = exc.filename if exc.filename is not None else "(unknown path)"
+    if exc.errno == errno.ENOTDIR and exc.filename is not None:
+        where = _in_the_way(os.fsdecode(exc.filename))
     hint = _HINTS.get(exc.errno or 0, exc.strerror or type(exc).__name__)
     return f"{where}: {hint}"
+
+
+def _in_the_way(path: str) -> str:
+    """The first folder of ``path`` that is not a folder (``path`` itself when none is)."""
+    parts = PurePath(path).parts
+    for end in range(1, len(parts)):
+        candidate = PurePath(*parts[:end])
+        if os.path.lexists(candidate) and not os.path.isdir(candidate):
+            return str(candidate)
+    return path
+
+
+@contextmanager
+def naming(path: object) -> Iterator[None]:
+    """Name ``path`` in an OSError that names no file.
+
+    A full disk fails a ``write()`` or ``close()``, and such an error says only "No space left
+    on device": the person needs to know which disk, so the folder being written is named.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = os.fspath(path)  # type: ignore[call-overload]
+        raise

@@ -13,8 +13,12 @@ from pygments.lexers import get_lexer_for_filename
 from pygments.lexers._mapping import LEXERS
 from pygments.util import ClassNotFound
 
-from .records import Record
-from .schema import MAX_EXCERPT_LINES
+from .records import Record, excerpt_lines
+from .schema import MAX_EXCERPT_LINES, MAX_TEXT_CHARS
+
+MAX_LINE_CHARS = 2_000
+"""A longer excerpt line is cut (with :data:`CUT_MARK`): a minified line says nothing more."""
+CUT_MARK = " …"
 
 
 @dataclass(frozen=True)
@@ -41,24 +45,54 @@ class Excerpt:
 
 
 def excerpt_of(record: Record) -> Excerpt | None:
-    """The excerpt to show, bounded to :data:`MAX_EXCERPT_LINES` around the raising line.
+    """The excerpt to show, bounded to :data:`MAX_EXCERPT_LINES` lines and
+    :data:`MAX_TEXT_CHARS` characters around the raising line.
 
     Without ``sourceCodeStart`` nothing says which file lines these are: the excerpt is shown
-    without numbers and without a mark.
+    without numbers and without a mark. Whatever is cut, whole lines go (a line too long alone
+    is shortened), so the lines shown keep their real numbers and the raising line stays.
     """
     if not record.source_code:
         return None
-    lines = record.source_code.split("\n")
+    lines = excerpt_lines(record.source_code)
     start, target = record.source_code_start, record.line_number
     inside = start is not None and target is not None and start <= target < start + len(lines)
-    offset = _window(len(lines), target - start if inside else 0)  # type: ignore[operator]
-    # The common indentation of the shown lines is dropped: an excerpt from deep inside a
-    # function otherwise spends a phone's whole width on blanks before any code.
-    shown = textwrap.dedent("\n".join(lines[offset : offset + MAX_EXCERPT_LINES])).split("\n")
-    marked = target - start - offset + 1 if inside else None  # type: ignore[operator]
-    first = None if start is None else start + offset
+    centre = target - start if inside else 0  # type: ignore[operator]
+    offset = _window(len(lines), centre)
+    window = _dedent(lines[offset : offset + MAX_EXCERPT_LINES])
+    shown = [_shorten(line) for line in window]
+    first, last = _narrow([len(line) + 1 for line in shown], centre - offset)
+    marked = centre - offset - first + 1 if inside else None
+    number = None if start is None else start + offset + first
     language = language_for(record.file_path or "")
-    return Excerpt("\n".join(shown), language, first, marked, len(lines) > len(shown))
+    cut = last - first < len(lines) or any(len(line) > MAX_LINE_CHARS for line in window)
+    return Excerpt("\n".join(shown[first:last]), language, number, marked, cut)
+
+
+def _narrow(sizes: list[int], centre: int) -> tuple[int, int]:
+    """The slice ``[first, last)`` of lines kept so that their sizes add up to at most
+    :data:`MAX_TEXT_CHARS`: lines farthest from ``centre`` go first, ``centre`` stays."""
+    first, last, total = 0, len(sizes), sum(sizes)
+    centre = min(max(centre, 0), len(sizes) - 1)
+    while total > MAX_TEXT_CHARS and last - first > 1:
+        if last - 1 - centre >= centre - first:
+            last -= 1
+            total -= sizes[last]
+        else:
+            total -= sizes[first]
+            first += 1
+    return first, last
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    """The lines without their common indentation: an excerpt from deep inside a function
+    otherwise spends a phone's whole width on blanks before any code. Blank lines stay (as
+    empty lines)."""
+    return textwrap.dedent("\n".join(lines)).split("\n")
+
+
+def _shorten(line: str) -> str:
+    return line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + CUT_MARK
 
 
 def _window(total: int, centre: int) -> int:

@@ -11,11 +11,12 @@ content), and the build date otherwise.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+from .write import atomic_write
 
 STATE_VERSION = 1
 
@@ -57,14 +58,20 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     pages = {key: {"digest": s.digest, "date": s.date} for key, s in sorted(stamps.items())}
     body = json.dumps({"version": STATE_VERSION, "pages": pages}, indent=1, sort_keys=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(body + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, (body + "\n").encode("utf-8"))
+
+
+def carry(sources: Iterable[Path], targets: Iterable[tuple[Path, Iterable[str]]]) -> None:
+    """Write into each target file the dates, found in any of ``sources``, of its pages.
+
+    Pages of a sharded build move between units when the number of units changes; their
+    dates are in the state of the unit they were in, which a unit does not read.
+    """
+    known: dict[str, Stamp] = {}
+    for source in sources:
+        known.update(read_state(source))
+    for target, pages in targets:
+        write_state(target, {p: known[p] for p in pages if p in known})
 
 
 def parse_date(value: object) -> date | None:

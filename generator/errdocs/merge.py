@@ -1,33 +1,48 @@
 """Assemble the site from the units' outputs, atomically and in time proportional to the change.
 
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
-one build behind, kept in the work folder (beside the site when that is on another file
-system). A merge brings the spare up to date — removing the files
-of units that changed and linking their new files — then swaps it with the live site by
-renames, so readers never see a half-made site and a
-failure leaves the previous site as it was. When the spare cannot be trusted (first build,
-missing file lists, an interrupted merge), both trees are made afresh by linking every file.
+one build behind, kept with the site's own state in ``.errdocs/sites/ID/``
+(:mod:`errdocs.sitestate`; beside the site when that is on another file system). A merge
+brings the spare up to date — removing the files of units that changed and linking their
+new files — then swaps it with the live site by renames, so readers never see a half-made
+site and a failure leaves the previous site as it was. When the spare cannot be trusted
+(first build, missing file lists, an interrupted merge, a live site that is not the one the
+last merge put there), both trees are made afresh by linking every file.
 
-Each unit's ``sitemap.xml`` is merged into one. Files are copied instead of linked when the
-work folder is on another file system.
+The swap is one step where the system allows it (Linux's ``renameat2(RENAME_EXCHANGE)``), so
+a kill leaves either site, never none; elsewhere it is two renames and the next build puts the
+previous site back if a kill came between them. It is the merge's commit: what follows (keeping
+a spare tree) cannot fail the build.
+
+Each unit's ``sitemap.xml`` is merged into one, and the site gets errdocs' marker
+(:mod:`errdocs.siteowner`). Files are copied instead of linked when the work folder is on
+another file system.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import errno
+import functools
 import gzip
-import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import BuildFailed
+from .errors import BuildFailed, naming
+from .siteowner import check_replaceable, discard, is_ours, mark
+from .sitestate import Place, forget_others, live_is_known
+from .write import atomic_write
 
 SITEMAP = "sitemap.xml"
-TREES = "trees.json"
+CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP})
+"""Why a hard link may fail where a copy works: another file system, one without links, a
+file with too many links already."""
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 
@@ -65,61 +80,120 @@ def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
     names = sorted(
         os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site) for f in files
         if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
-    (folder / f"files-{key}.txt").write_text("\n".join(names), "utf-8")
+    # By rename: a later merge removes exactly these files from the spare tree.
+    atomic_write(folder / f"files-{key}.txt", "\n".join(names).encode("utf-8"))
     lists = sorted(folder.glob("files-*.txt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in lists[keep:]:
         old.unlink(missing_ok=True)
 
 
 def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
-    """Make ``target`` hold exactly the units' files (and one sitemap), atomically."""
+    """Make ``target`` hold exactly the units' files (and one sitemap), atomically.
+
+    ``target`` must be missing, empty or a site errdocs built (:mod:`errdocs.siteowner`)."""
     for unit in units:
         if not unit.site.is_dir():
             raise MergeError(f"{unit.site}: a unit's output is missing; build it first")
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    home = _home(work, target)
-    spare = home / f".{target.name}-spare"
-    state = _read_state(work)
-    wanted = {u.name: u.key for u in units}
-    _write_state(work, {"live": state.get("live"), "spare": None})  # spare being changed
-    if isinstance(state.get("spare"), dict) and spare.is_dir() and _update(
-            spare, state["spare"], units, work):
-        staging, fresh_spare = spare, False
-    else:
-        shutil.rmtree(spare, ignore_errors=True)
-        staging, fresh_spare = _fresh(target, units, home), True
-    try:
-        _write_sitemap(staging, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
-        previous = home / f".{target.name}-previous"
-        shutil.rmtree(previous, ignore_errors=True)
-        if target.exists():
-            target.rename(previous)
+    place = Place.of(work, target)
+    _recover(place)
+    place.clear()
+    forget_others(work, place)
+    state = place.read()
+    live_before = state.get("live") if live_is_known(place, state) else None
+    place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
+    spare, spare_before = place.spare, state.get("spare")
+    with naming(place.home):  # what fails to be written and names no file
+        if isinstance(spare_before, dict) and is_ours(spare) and _updated(
+                spare, spare_before, units, work):
+            staging, fresh_spare = spare, False
+        else:
+            discard(spare, work)
+            staging, fresh_spare = _fresh(units, place), True
+        try:
+            _finish_tree(staging, units)
+            _swap(staging, place, work)  # the commit: from here on the new site is live
+        except BaseException:
+            _recover(place)
+            if staging != spare:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+    # The site is built: a failure now only leaves no spare (the state says so), and the
+    # next build makes one afresh.
+    with contextlib.suppress(OSError):
+        _keep_spare(staging, None if fresh_spare else live_before, units, place, work)
+
+
+def _swap(staging: Path, place: Place, work: Path) -> None:
+    """Put ``staging`` in the site's place; ``staging`` then holds the previous site (or
+    nothing, on a first build)."""
+    target, previous = place.target, place.previous
+    if not os.path.lexists(target):
         staging.rename(target)
-    except BaseException:
-        if staging != spare:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    live_before = state.get("live")
-    if previous.exists() and isinstance(live_before, dict) and not fresh_spare:
-        previous.rename(spare)
-        _write_state(work, {"live": wanted, "spare": live_before})
-    else:  # no trusted spare: make one now, so the next build is incremental
-        shutil.rmtree(previous, ignore_errors=True)
-        made = _fresh(target, units, home)
-        _write_sitemap(made, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
-        made.rename(spare)
-        _write_state(work, {"live": wanted, "spare": wanted})
+    elif not _exchange(staging, target):  # two renames: a kill between them is put right by
+        discard(previous, work)            # the next merge (_recover)
+        target.rename(previous)
+        staging.rename(target)
+        previous.rename(staging)
 
 
-def _home(work: Path, target: Path) -> Path:
-    """Where the spare tree lives: in the work folder when renames can reach the site from
-    there (the same file system), else beside the site."""
-    work.mkdir(parents=True, exist_ok=True)
-    return work if os.stat(work).st_dev == os.stat(target.parent).st_dev else target.parent
+def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], place: Place,
+                work: Path) -> None:
+    """After the swap ``old`` holds the previous site: it becomes the spare when its units are
+    known (it was the spare being updated), else a spare is made afresh."""
+    wanted = {u.name: u.key for u in units}
+    if isinstance(old_units, dict) and old == place.spare and is_ours(old):
+        place.write(wanted, old_units)
+        return
+    if os.path.lexists(old):
+        discard(old, work)
+    made = _fresh(units, place)
+    _finish_tree(made, units)
+    made.rename(place.spare)
+    place.write(wanted, wanted)
 
 
-def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=home))
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).renameat2  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # not Linux with glibc 2.28 or later
+        return None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (``renameat2(RENAME_EXCHANGE)``); False where the system
+    or the file system cannot."""
+    call = _renameat2()
+    if call is None:
+        return False
+    if call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _recover(place: Place) -> None:
+    """Put the previous site back when a merge stopped between its two renames."""
+    if not os.path.lexists(place.target) and is_ours(place.previous):
+        place.previous.rename(place.target)
+
+
+def _finish_tree(tree: Path, units: Sequence[UnitOutput]) -> None:
+    """What a site tree holds besides the units' files: the merged sitemap and the marker."""
+    _write_sitemap(tree, [u.site / SITEMAP for u in units if (u.site / SITEMAP).is_file()])
+    mark(tree)
+
+
+def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
+    staging = _new_folder(place.home, place.staging_prefix)
     try:
         for unit in units:
             _link_all(unit, staging)
@@ -127,6 +201,18 @@ def _fresh(target: Path, units: Iterable[UnitOutput], home: Path) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return staging
+
+
+def _new_folder(home: Path, prefix: str) -> Path:
+    """A new folder ``prefix`` + 8 hex digits, with the usual permissions (mkdtemp's are
+    0700, and this one becomes the site a web server reads)."""
+    while True:
+        folder = home / f"{prefix}{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
 
 
 def _link_all(unit: UnitOutput, tree: Path) -> None:
@@ -138,6 +224,17 @@ def _link_all(unit: UnitOutput, tree: Path) -> None:
             if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
                 continue
             _link(Path(folder, name), out / name, unit.name)
+
+
+def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
+             work: Path) -> bool:
+    """:func:`_update`, False also when the tree turns out not to hold what ``before`` says
+    (a file already where a changed unit's file goes): then it is made afresh, where a
+    clash does mean two units wrote one file."""
+    try:
+        return _update(tree, before, units, work)
+    except MergeError:
+        return False
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
@@ -185,23 +282,10 @@ def _link(source: Path, target: Path, unit: str) -> None:
         os.link(source, target)
     except FileExistsError as exc:
         raise MergeError(f"unit {unit} and another unit both wrote {target}") from exc
-    except OSError:
+    except OSError as exc:
+        if exc.errno not in CANNOT_LINK:
+            raise  # a full disk, a read-only folder: copying would not do better
         shutil.copy2(source, target)  # another file system: copy instead
-
-
-def _read_state(work: Path) -> dict[str, object]:
-    try:
-        data = json.loads((work / TREES).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _write_state(work: Path, state: dict[str, object]) -> None:
-    work.mkdir(parents=True, exist_ok=True)
-    tmp = work / (TREES + ".tmp")
-    tmp.write_text(json.dumps(state), "utf-8")
-    os.replace(tmp, work / TREES)
 
 
 def _write_sitemap(tree: Path, sitemaps: list[Path]) -> None:

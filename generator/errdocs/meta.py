@@ -17,20 +17,20 @@ from urllib.parse import quote
 
 from .model import Group, GroupKind
 from .records import Record
+from .short import MESSAGE_CHARS, shorten
 
 DESCRIPTION_CHARS = 160
 """Search engines show about this much of a meta description."""
-MESSAGE_CHARS = 300
-"""The error message kept for Open Graph and JSON-LD; the page itself shows all of it."""
 MAX_KEYWORDS = 10
 """Tags kept as keywords."""
 _GITHUB_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _KIND_WORDS = {GroupKind.TAG: "tagged", GroupKind.CATEGORY: "in the category",
-               GroupKind.REPO: "raised in"}
+               GroupKind.REPO: "raised in", GroupKind.FAMILY: "with the message"}
 
 
-def record_meta(record: Record, tags: list[str]) -> dict[str, object]:
-    """The ``errdocs`` front matter of a record page."""
+def record_meta(record: Record, tags: list[str], title: str | None = None) -> dict[str, object]:
+    """The ``errdocs`` front matter of a record page; ``title`` when the page's title is not
+    its message alone (see :func:`errdocs.model.record_titles`)."""
     meta: dict[str, object] = {
         "kind": "record",
         "id": record.id,
@@ -41,7 +41,8 @@ def record_meta(record: Record, tags: list[str]) -> dict[str, object]:
     }
     optional = {"modified": iso_timestamp(record.analyzed_at),
                 "repo_url": github_repo_url(record.repo),
-                "keywords": [shorten(t, 60) for t in tags[:MAX_KEYWORDS]] or None}
+                "keywords": [shorten(t, 60) for t in tags[:MAX_KEYWORDS]] or None,
+                "title": title}
     meta.update({k: v for k, v in optional.items() if v})
     return meta
 
@@ -58,6 +59,10 @@ def group_meta(group: Group) -> dict[str, object]:
 
 def list_meta(kind: GroupKind, count: int) -> dict[str, object]:
     """The ``errdocs`` front matter of the page listing every tag, category or repository."""
+    if kind is GroupKind.FAMILY:
+        noun = "error" if count == 1 else "errors"
+        return {"kind": kind.value, "description": f"The {count} {noun} of the catalogue "
+                "raised in several projects, with their record counts."}
     what = {GroupKind.TAG: "tags", GroupKind.CATEGORY: "categories",
             GroupKind.REPO: "repositories"}[kind]
     return {"kind": kind.value,
@@ -71,19 +76,6 @@ def describe_record(record: Record) -> str:
             return shorten(text.replace("`", ""), DESCRIPTION_CHARS)
     return shorten(f"What the error “{record.error_message}” raised in {record.repo} means "
                    "and how to fix it.", DESCRIPTION_CHARS)
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text`` on one line, cut at a sentence or word end to at most ``limit`` characters."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    head = flat[: limit - 1]
-    sentence = max(head.rfind(". "), head.rfind("; "))
-    if sentence >= limit // 2:
-        return head[: sentence + 1]
-    word = head.rfind(" ")
-    return (head[:word] if word >= limit // 2 else head).rstrip(" ,;:") + "…"
 
 
 def record_digest(record: Record) -> str:
@@ -121,4 +113,5 @@ def github_repo_url(repo: str) -> str | None:
 
 
 def _kind_name(kind: GroupKind) -> str:
-    return {GroupKind.TAG: "tag", GroupKind.CATEGORY: "category", GroupKind.REPO: "repo"}[kind]
+    return {GroupKind.TAG: "tag", GroupKind.CATEGORY: "category", GroupKind.REPO: "repo",
+            GroupKind.FAMILY: "family"}[kind]

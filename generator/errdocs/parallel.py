@@ -7,12 +7,18 @@ holds only its code; each task then carries one unit and only the slice of the c
 pages need (:func:`unitbuild.for_unit`), pickled. Forking (rather than a fork server or fresh
 interpreters) keeps the workers' environment, working folder and imported code those of this
 process. One worker (``jobs=1``) runs in-process.
+
+A worker dies with the build: on Linux it asks for SIGKILL when its parent goes
+(``PR_SET_PDEATHSIG``), so a build killed with SIGKILL leaves no worker writing into the files
+of the next build.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
 from multiprocessing.pool import Pool
 from types import TracebackType
@@ -31,8 +37,9 @@ class Workers:
     """``jobs`` worker processes, forked when made: make them before reading the records."""
 
     def __init__(self, jobs: int) -> None:
-        self._pool: Pool | None = (multiprocessing.get_context("fork").Pool(jobs)
-                                   if jobs > 1 else None)
+        self._pool: Pool | None = (
+            multiprocessing.get_context("fork").Pool(jobs, _die_with, (os.getpid(),))
+            if jobs > 1 else None)
 
     def __enter__(self) -> Workers:
         return self
@@ -60,3 +67,16 @@ class Workers:
 
 def _work(task: tuple[Context, Unit]) -> UnitResult:
     return build_unit(*task)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """In a worker: be killed when ``parent`` dies (Linux; elsewhere a no-op)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # it died before the request: nobody would send the signal
+        os._exit(1)

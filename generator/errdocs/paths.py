@@ -12,7 +12,8 @@ _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _MAX_LEN = 80
 _PLAIN = re.compile(r"[a-z0-9]{1,80}")
 """Text :func:`segment` keeps as it is (when not a reserved name)."""
-RESERVED = frozenset({"index", "index.md", "tags", "categories", "repos", "assets", "search",
+RESERVED = frozenset({"index", "index.md", "tags", "categories", "repos", "families", "assets",
+                      "search",
                       "stylesheets", "javascripts", "404", "sitemap.xml"})
 """Names the site itself uses next to record folders; a segment never takes one of them."""
 WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)),

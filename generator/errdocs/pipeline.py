@@ -47,7 +47,8 @@ class Generated:
     lookup_problems: list[Problem]
     """Record patterns the lookup could not use (each record is matched by its template)."""
     unconverted: int
-    """Patterns with no JavaScript form: the site's paste box matches those by template."""
+    """Patterns with no JavaScript form or too slow there: the site's paste box matches
+    those by template."""
 
 
 def check(paths: Iterable[Path]) -> Checked:
@@ -69,7 +70,8 @@ class Tree:
     lookup_problems: list[Problem]
     """Record patterns the lookup could not use (each record is matched by its template)."""
     unconverted: int
-    """Patterns with no JavaScript form: the site's paste box matches those by template."""
+    """Patterns with no JavaScript form or too slow there: the site's paste box matches
+    those by template."""
 
 
 def tree_for(records: list[Record]) -> Tree:

@@ -28,6 +28,9 @@ class LastmodConfig(Config):
 
     state_file = config_options.Type(str, default=".errdocs/lastmod.json")
     """Where the dates are remembered, relative to ``mkdocs.yml``; keep it between builds."""
+    base_state = config_options.Optional(config_options.Type(str))
+    """More dates known before this build, read and never written (those in ``state_file``
+    win): ``errdocs build`` gives a unit the dates of the pages that moved into it."""
 
 
 class LastmodPlugin(BasePlugin[LastmodConfig]):
@@ -41,7 +44,8 @@ class LastmodPlugin(BasePlugin[LastmodConfig]):
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self._path = Path(config.config_file_path or ".").parent / self.config.state_file
-        self._previous = read_state(self._path)
+        base = self.config.base_state
+        self._previous = {**(read_state(Path(base)) if base else {}), **read_state(self._path)}
         self._current = {}
         # The build date as MkDocs sees it, so SOURCE_DATE_EPOCH keeps builds reproducible.
         self._today = date.fromisoformat(get_build_date())
@@ -62,5 +66,11 @@ class LastmodPlugin(BasePlugin[LastmodConfig]):
         return markdown
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        if self._path is not None:
-            write_state(self._path, self._current)
+        if self._path is None:
+            return
+        # A unit of a sharded build renders only its pages whose inputs changed; the others
+        # keep their HTML, so they keep their dates too (not only what was rendered now).
+        scope = getattr(config.plugins.get("errdocs-unit"), "pages", None)
+        kept = {k: v for k, v in self._previous.items()
+                if isinstance(scope, frozenset) and k in scope and k not in self._current}
+        write_state(self._path, {**kept, **self._current})

@@ -98,3 +98,16 @@ class Record:
     def name(self) -> str:
         """The repository name, e.g. ``sglang``."""
         return self.repo.split("/", 1)[1]
+
+
+def excerpt_lines(code: str) -> list[str]:
+    """The lines of a ``sourceCode`` excerpt (newlines already normalised to ``\\n``).
+
+    A final newline ends the last line; it does not start another: ``"a\\nb\\n"`` is two
+    lines, as a file of those bytes is. Blank lines before it are lines of their own:
+    ``"a\\n\\n"`` is ``a`` and a blank line.
+    """
+    lines = code.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -6,6 +6,8 @@ Templates are safe by default: every plain string printed with ``{{ }}`` is esca
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -14,7 +16,7 @@ from typing import TypeVar
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from . import escape, frontmatter, paging
+from . import escape, frontmatter, pageparts, paging
 from .excerpt import excerpt_of, language_for
 from .meta import group_meta, list_meta, record_meta
 from .model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
@@ -66,25 +68,39 @@ def environment() -> Environment:
     return env
 
 
+TOP_TAGS = 10
+"""Tags shown in a record page's header; with more, all of them are listed at its end."""
+
+
 def render_record(record: Record, catalog: Catalog) -> Page:
     """The page of one record."""
     entry = catalog.entries[record.id]
     source_url = escape.safe_url(record.github_url, host=SOURCE_HOST)
     tags = shown_tags(record)
+    printed, shows_class = pageparts.printed_error(record)
     context = {
         "r": record,
-        "meta": record_meta(record, tags),
+        "meta": record_meta(record, tags, title=entry.title),
         "excerpt": excerpt_of(record),
         "language": language_for(record.file_path or ""),
-        "source_url": _markup(source_url),
+        "printed": printed,
+        "class_shown": shows_class,
+        "source": pageparts.source_links(record),
         "source_text": record.github_url if source_url is None else None,
+        "fix": pageparts.split_fix(record.example_fix) if record.example_fix else None,
+        "commit_url": pageparts.commit_url(record),
+        "analyzed": pageparts.readable_date(record.analyzed_at),
+        "released": pageparts.readable_date(record.dataset_version),
         "solutions": record.solutions[:MAX_LIST_ITEMS],
         "tips": record.prevention_tips[:MAX_LIST_ITEMS],
         "more_solutions": max(0, len(record.solutions) - MAX_LIST_ITEMS),
         "more_tips": max(0, len(record.prevention_tips) - MAX_LIST_ITEMS),
         "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in tags]),
+        "top_tags": TOP_TAGS,
         "category": _category_link(record, entry, catalog),
         "repo_link": relative_link(entry.path, catalog.group_of(GroupKind.REPO, record.repo).path),
+        "related": _related(record, entry, catalog),
+        "catalogue_link": relative_link(entry.path, "index.md"),
         "handling": [(label, code) for label, code in (
             ("Validation", record.validation_code), ("Type guard", record.type_guard),
             ("Try / catch", record.try_catch_pattern)) if code],
@@ -127,6 +143,11 @@ def _paginate(first: str, rows: Sequence[T]) -> Iterator[
         yield path, paging.chunk(rows, number), links
 
 
+def listed_kinds(catalog: Catalog) -> list[GroupKind]:
+    """The kinds of group with a page listing them all: families only when there is one."""
+    return [k for k in GroupKind if k is not GroupKind.FAMILY or catalog.groups[k]]
+
+
 def render_home(catalog: Catalog, *, changes: bool = False) -> Page:
     """The catalogue's front page, with counts; ``changes`` adds a link to what each dataset
     version changed (``changes/index.md``, which ``errdocs build`` makes)."""
@@ -144,19 +165,34 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
             pages.extend(render_group(group))
-        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
     pages.append(render_home(catalog))
     return pages
 
 
-def _markup(url: str | None) -> Markup | None:
-    """A URL that :func:`escape.safe_url` accepted and percent-encoded, as a Markdown link
-    target: Markdown passes ``&amp;`` through as an entity, so a literal ``&`` is written so."""
-    return None if url is None else Markup(url.replace("&", "&amp;"))
-
-
 def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:
     return [(g.label, relative_link(entry.path, g.path)) for g in groups]
+
+
+def _related(record: Record, entry: Entry, catalog: Catalog) -> dict[str, object] | None:
+    """The related lists of a record page (:mod:`errdocs.related`): entries and links."""
+    lists = catalog.related(record)
+    if not (lists.same_message or lists.same_file or lists.same_category):
+        return None
+    family = catalog.family_of(record)
+
+    def rows(ids: tuple[str, ...]) -> list[tuple[Entry, Markup, bool]]:
+        """Each entry, its link, and whether it is in another repository (folder)."""
+        folder = posixpath.dirname(entry.path)
+        return [(other, relative_link(entry.path, other.path),
+                 posixpath.dirname(other.path) != folder)
+                for other in map(catalog.entries.__getitem__, ids)]
+
+    return {"same_message": rows(lists.same_message), "same_file": rows(lists.same_file),
+            "same_category": rows(lists.same_category), "family_size": lists.family_size,
+            "family_repos": lists.family_repos,
+            "family_link": family and relative_link(entry.path, family.path)}
 
 
 def _category_link(record: Record, entry: Entry, catalog: Catalog) -> tuple[str, str] | None:
@@ -169,12 +205,26 @@ def _cut(value: str) -> str:
     return value if len(value) <= MAX_TEXT_CHARS else value[:MAX_TEXT_CHARS] + " …"
 
 
-def _fenced(code: str, language: str, options: str = "") -> Markup:
-    """A fenced code block that nothing inside ``code`` can end early."""
+def _fenced(code: str, language: str, options: str = "", *, exact: bool = False) -> Markup:
+    """A fenced code block that nothing inside ``code`` can end early.
+
+    With ``exact``, every line shows, blank ones at either end included (the highlighter keeps
+    them: ``stripnl: false`` in mkdocs.yml), so numbered lines keep their numbers; the
+    highlighter takes a final newline as the end of the last line, so a blank last line gets
+    one more. Otherwise blank lines at either end are left out.
+    """
     code = _cut(code)
+    if not exact:
+        code = _BLANK_ENDS.sub("", code)
+    elif not code.rsplit("\n", 1)[-1].strip():
+        code += "\n"
     fence = escape.fence_for(code)
     info = f"{language} {options}".strip()
     return Markup(f"{fence} {info}\n{code}\n{fence}")
+
+
+_BLANK_ENDS = re.compile(r"\A(?:[^\S\n]*\n)+|(?:\n[^\S\n]*)+\Z")
+"""Lines of white space only at the start or the end of a text."""
 
 
 def _front_matter(data: dict[str, frontmatter.Tree]) -> Markup:

@@ -1,10 +1,10 @@
 """Pass 1 of a sharded build: read every record once and keep only what the catalogue needs.
 
 Memory stays bounded: for each good record only a light :class:`Record` (id, repository, slug,
-message, pattern, class, tags, category, analysis time, and what the error means cut to a
-meta description's length, for the site's search) is kept, with a hash of its JSON line and
-where to read it again (a file and a byte offset). Pass 2 re-reads records unit by unit
-(:func:`read_records`).
+message, pattern, class, tags, category, analysis time, file and line, and what the error
+means cut to a meta description's length, for the site's search) is kept, with a hash of its
+JSON line and where to read it again (a file and a byte offset). Pass 2 re-reads records unit
+by unit (:func:`read_records`).
 
 Uncompressed JSON Lines files are read in place. Anything else (a JSON array, a single record,
 a ``.gz`` file) is copied once into a spool file of JSON Lines, so every record can be found
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from .errors import BuildFailed
+from .errors import BuildFailed, naming
 from .load import Line, iter_files, read_file
 from .meta import describe_record
 from .model import shown_tags
@@ -35,7 +35,7 @@ from .problems import Problem
 from .records import Record
 from .validate import Validator
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 CACHE_FILE = "scan-cache.pickle"
 STAGED_FILE = "scan-cache.pickle.new"
 
@@ -52,6 +52,8 @@ class Cached(NamedTuple):
     tags: tuple[str, ...]
     background_tag: str | None
     error_class: str | None
+    file_path: str | None
+    line_number: int | None
     description: str
     digest: str
     dataset_version: str | None
@@ -197,8 +199,9 @@ def _light(line: Line, place: tuple[int, int], cache: dict[bytes, Cached],
     if validator.last_clean and digest is not None:
         fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
                             record.message_pattern, record.analyzed_at, tuple(shown_tags(record)),
-                            record.background_tag, record.error_class,
-                            describe_record(record), digest, record.dataset_version)
+                            record.background_tag, record.error_class, record.file_path,
+                            record.line_number, describe_record(record), digest,
+                            record.dataset_version)
     return _make_light(record, line, place, key, digest)
 
 
@@ -218,6 +221,9 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
                     analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, tags)),
                     background_tag=_intern(fields.background_tag),
                     error_class=_intern(fields.error_class), documentation=description,
+                    # Page titles tell records with one message apart by file and line; the
+                    # related lists show other errors of the same file, nearest lines first.
+                    file_path=_intern(fields.file_path), line_number=fields.line_number,
                     dataset_version=_intern(fields.dataset_version))
     # Without a digest (never: a kept record has one) the line's hash stands in.
     content = bytes.fromhex(digest)[:16] if digest else key
@@ -266,6 +272,6 @@ def _read_cache(path: Path) -> dict[bytes, Cached]:
 
 def _write_cache(path: Path, entries: dict[bytes, Cached]) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as handle:
+    with naming(tmp), tmp.open("wb") as handle:
         pickle.dump((CACHE_VERSION, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(tmp, path)

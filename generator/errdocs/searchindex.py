@@ -55,9 +55,13 @@ class SearchRecord:
 
 
 def search_record(record: Record, catalog: Catalog, subtree: str = "errors") -> SearchRecord:
-    """The searchable text of one record page (plain text: Pagefind escapes it)."""
+    """The searchable text of one record page (plain text: Pagefind escapes it).
+
+    Not the message's pattern: its words are the message's, and a regular expression is no
+    teaser for a result (Pagefind shows a result's best-matching stretch of this text).
+    """
     path = catalog.entries[record.id].path.removesuffix(".md")
-    fields = [record.error_message, record.message_pattern, record.error_class,
+    fields = [record.error_message, record.error_class,
               record.error_code, record.repo, record.file_path, record.background_tag,
               " ".join(record.tags), record.documentation, record.trigger_scenarios,
               record.common_situations, *record.solutions[:10]]

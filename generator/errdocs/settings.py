@@ -10,6 +10,8 @@ import yaml
 
 GENERATED_SUBTREE = "errors"
 SAMPLE_DATASET = Path("data/sample.jsonl")
+WORK_DIR = ".errdocs"
+"""errdocs' own folder in the project: caches, unit outputs, scratch folders."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,11 @@ class Settings:
     def project_dir(self) -> Path:
         return self.config_file.parent
 
+    @property
+    def work_dir(self) -> Path:
+        """errdocs' own folder in the project (:data:`WORK_DIR`)."""
+        return self.project_dir / WORK_DIR
+
 
 def load_settings(config_file: Path = Path("mkdocs.yml"), site_dir: Path | None = None,
                   site_url: str | None = None) -> Settings:
@@ -48,7 +55,16 @@ def load_settings(config_file: Path = Path("mkdocs.yml"), site_dir: Path | None 
     data = read_config_data(config_file)
     docs = config_file.parent / str(data.get("docs_dir", "docs"))
     site = site_dir or config_file.parent / str(data.get("site_dir", "site"))
-    return Settings(config_file, docs.resolve(), Path(site).resolve(), check_site_url(site_url))
+    return Settings(config_file, _resolve(docs), _resolve(Path(site)), check_site_url(site_url))
+
+
+def _resolve(path: Path) -> Path:
+    """``path`` made absolute, symbolic links followed; ValueError for a loop of them."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python 3.11-3.12 (later ones raise OSError ELOOP)
+        raise ValueError(f"{path.absolute()}: a loop of symbolic links; point it at a "
+                         "folder") from None
 
 
 def check_site_url(url: str | None) -> str | None:

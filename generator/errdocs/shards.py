@@ -28,7 +28,7 @@ from enum import Enum
 from importlib import metadata
 from pathlib import Path
 
-from . import paging
+from . import engine, paging
 from .model import Catalog, Group, GroupKind, shown_tags
 from .records import Record
 from .render import Page
@@ -166,7 +166,8 @@ def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
     """Each listing page's path and the hash of what it shows: the group's label and size,
     its page number and count (the pager), and its own rows. Linear in the group's size."""
     count = paging.page_count(len(group.entries))
-    head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries)))
+    head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
+                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
     for number in range(1, count + 1):
         rows = paging.chunk(group.entries, number)
         yield paging.page_path(group.path, number), _hash(
@@ -174,10 +175,39 @@ def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
 
 
 def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
-    """What a record page shows besides its own line: its path and its links' labels/targets."""
+    """What a record page shows besides its own line: its path, its title (which depends on
+    the other records' messages), its links' labels/targets, and what its related lists show
+    of other records (so a change to one of those changes this page's hash too)."""
     record = light.record
-    return (light.line_hash, catalog.entries[record.id].path,
-            tuple((g.label, g.path) for g in record_groups(record, catalog)))
+    entry = catalog.entries[record.id]
+    return (light.line_hash, entry.path, entry.title,
+            tuple((g.label, g.path) for g in record_groups(record, catalog)),
+            related_input(record, catalog))
+
+
+def related_input(record: Record, catalog: Catalog) -> str:
+    """Everything a record page's related lists show (see partials/related.md.j2), as one
+    string: joining is several times cheaper than a repr of tuples, and this runs for every
+    record on every build. Validated text holds no control character, so U+0000 and U+0001
+    separate fields and lists unambiguously (U+0002 stands for a missing file)."""
+    lists = catalog.related(record)
+    family = catalog.family_of(record)
+    parts = [str(lists.family_size), str(lists.family_repos), family.path if family else "\2"]
+    for ids in (lists.same_message, lists.same_file, lists.same_category):
+        parts.append("\1")
+        for e in map(catalog.entries.__getitem__, ids):
+            parts += (e.path, e.message, e.repo, "\2" if e.file is None else e.file, str(e.line))
+    return "\0".join(parts)
+
+
+def related_targets(record: Record, catalog: Catalog) -> Iterator[str]:
+    """The pages a record page's related lists link to: records and its family's page."""
+    lists = catalog.related(record)
+    for record_id in (*lists.same_message, *lists.same_file, *lists.same_category):
+        yield catalog.entries[record_id].path
+    family = catalog.family_of(record)
+    if family is not None:
+        yield family.path
 
 
 def record_groups(record: Record, catalog: Catalog) -> Iterator[Group]:
@@ -199,6 +229,7 @@ def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
             parts += [str(path.relative_to(package)).encode(), path.read_bytes()]
     for tool in TOOLS:
         parts.append(f"{tool}=={_version(tool)}".encode())
+    parts.append(f"engine={engine.label()}".encode())  # MkDocs or ProperDocs built it
     parts += list(extra)
     return _hash(*parts)
 

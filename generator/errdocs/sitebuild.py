@@ -6,13 +6,15 @@ Plain functions the CLI calls. See README ("Big datasets") for the flow and how 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import journal, scratch
 from .changes import (
     CHANGES_INDEX,
     FEED_FILE,
@@ -23,9 +25,11 @@ from .changes import (
     seen,
     version_time,
 )
-from .errors import InputError
+from .errors import InputError, naming
 from .exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
 from .history import DEFAULT_KEEP, History, Snapshot, dataset_version
+from .lastmod import carry
+from .lock import project_lock
 from .lookup import build_index
 from .lookup import memo as lookup_memo
 from .lookup.sitedata import site_data
@@ -36,17 +40,30 @@ from .parallel import Workers
 from .permalinks import ID_FOLDER, Addresses
 from .problems import Problem, Severity
 from .progress import Progress, wanted
-from .render import Page, render_group_list, render_home
-from .scan import Light, Scan, save, scan, stage
+from .render import Page, listed_kinds, render_group_list, render_home
+from .scan import STAGED_FILE, Light, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings, check_site_url
-from .shards import ROOT, Unit, files_key, global_key, group_pages, plan, unit_count
+from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
+from .siteowner import check_site_dir
 from .sitesearch import search_pages
-from .unitbuild import Context, UnitResult, base_config, is_current, static_dir, unit_dir
-from .write import MANIFEST, read_manifest, update_manifest, write_changed
+from .unitbuild import (
+    Context,
+    UnitResult,
+    base_config,
+    dates_enabled,
+    is_current,
+    static_dir,
+    to_render,
+    unit_dates,
+    unit_dir,
+    unit_pages,
+)
+from .write import MANIFEST, TEMPORARY, claim, update_manifest, write_changed
 
-WORK_DIR = ".errdocs"
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
+_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
+"""Units MkDocs builds, whose pages have sitemap dates."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +108,8 @@ class ShardedReport:
     lookup_problems: tuple[Problem, ...] = ()
     """Record patterns the paste box's lookup could not use."""
     unconverted: int = 0
-    """Patterns with no JavaScript form (the paste box matches those by template)."""
+    """Patterns with no JavaScript form or too slow there (the paste box matches those by
+    template)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -109,6 +127,7 @@ class _Prepared:
     ctx: Context
     units: list[Unit]
     generated: set[str]
+    known: set[str]
     problems: list[Problem]
     records: int
     written: int
@@ -125,28 +144,81 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
     also indexes the records' whole text with Pagefind (``site/pagefind/``). The history
     (what each dataset version changed; see :mod:`errdocs.history`) keeps ``keep_versions``
-    versions, and is kept only when the site is assembled; ``reset_history`` starts it anew."""
-    # Forked first, while this process holds no records (see parallel.Workers).
-    with Workers(1 if merge_only else jobs) as workers, History(
-            settings.project_dir / WORK_DIR, keep_versions, reset=reset_history) as past:
+    versions and is kept only once the site is in place; ``reset_history`` starts it anew.
+
+    Every step that can fail comes before the merge's swap, the one step that changes the
+    site: a failure or a kill anywhere leaves the previous site, and the next build (of any
+    data) gives what a cold build gives.
+    """
+    work = settings.work_dir
+    if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
+        check_site_dir(settings, work)
+    # Workers forked first, while this process holds no records (see parallel.Workers), and
+    # before the lock is taken, so no worker shares it; naming: the folder of a failed write
+    # that names no file.
+    with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
+            project_lock(work), History(work, keep_versions, reset=reset_history) as past:
+        _clean_leftovers(work)  # under the lock: no other build is using them
         prepared = _prepare(settings, paths, strict, full_text, past)
-        work, units = prepared.ctx.work_dir, prepared.units
+        units = prepared.units
         chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
-        dirty = [] if merge_only else [u for u in chosen if not is_current(work, u)]
-        results = _build(prepared.ctx, dirty, workers, show_progress)
+        pending = journal.read(work)
+        ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
+        _carry_dates(settings, prepared, dirty)
+        pending = journal.record(work, pending, (  # before any unit writes a page
+            (page, key) for unit in dirty
+            if unit.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
+            for page, key in unit.page_keys if page in to_render(ctx, unit)))
+        results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
         if selection is None:
-            searchable = _assemble(settings, prepared, show_progress, full_text)
-            removed = update_manifest(settings.out_dir, sorted(prepared.generated))
-        written = prepared.written + sum(r.written for r in results)
+            removed = update_manifest(settings.out_dir, sorted(prepared.generated),
+                                      prepared.known)
+        _forget_other_units(work, {u.name for u in units})
+        journal.settle(work, pending, None if selection is None else chosen)
         save(prepared.found, work)
-        if selection is None:  # a slice's history is the merge's business
-            past.commit()
+        if selection is None:
+            searchable = _assemble(settings, prepared, show_progress, full_text)
+            past.commit()  # the site is in place; a slice's history is the merge's business
+    written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
         max(0, len(prepared.generated) - written), prepared.lookup_problems,
         prepared.unconverted)
+
+
+def _to_build(ctx: Context, chosen: list[Unit],
+              pending: journal.Journal) -> tuple[Context, list[Unit]]:
+    """The units to build: those not current, and those holding pages an unfinished build
+    may have rewritten (which the context then names, so they are rendered again)."""
+    dirty, unsettled = [], set()
+    for unit in chosen:
+        redo = journal.unsettled(pending, unit)
+        if redo or not is_current(ctx.work_dir, unit):
+            dirty.append(unit)
+            unsettled |= redo
+    return replace(ctx, unsettled=frozenset(unsettled)), dirty
+
+
+def _clean_leftovers(work: Path) -> None:
+    """Remove what killed builds left in the work folder: only files and folders errdocs
+    names itself (temporary files, unit outputs being made, dead bundles' folders). Staging
+    trees are the merge's to clear (``sitestate.Place.clear``); temporary pages in the
+    generated tree go on ``_hand_written``'s walk."""
+    if not work.is_dir():
+        return
+    scratch.remove_dead(work)
+    folders = [work, work / "templates", *(work / "units").glob("*/"),
+               *(work / "units").glob("*/.errdocs/")]
+    for folder in folders:
+        for child in folder.iterdir() if folder.is_dir() else ():
+            name = child.name
+            if name == "site.new" and folder.parent.name == "units" and child.is_dir():
+                shutil.rmtree(child)
+            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
+                                      or name == STAGED_FILE):
+                child.unlink()
 
 
 def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
@@ -178,7 +250,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
              full_text: bool, past: History) -> _Prepared:
     """Scan, catalogue, update the history, write the root's generated pages and the data
     and static files, and plan the units."""
-    work = settings.project_dir / WORK_DIR
+    work = settings.work_dir
     found = scan(paths, work)
     if strict and found.problems:
         raise StrictProblems(found.problems)
@@ -200,11 +272,14 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     data_files = data.pages + search + resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog, root_pages + data_files + changed_pages)
+    # Listed as errdocs' before any is written: a killed build's pages are never taken for
+    # hand-written ones, and the next build removes those it does not make again.
+    known = claim(settings.out_dir, generated)
+    hand_written = _hand_written(settings, known)
+    _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
     written = write_changed(settings.out_dir, root_pages + data_files)[0]
-    hand_written = _hand_written(settings, generated)
-    _check_reserved(hand_written)
     static = _write_static(work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
     units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
@@ -219,9 +294,25 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
-                  addresses, tuple(changed_pages), tuple(sorted(listed)))
-    return _Prepared(ctx, units, generated, found.problems, len(found.lights), written,
+                  addresses=addresses, changes=tuple(changed_pages),
+                  changes_links=tuple(sorted(listed)))
+    return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
+
+
+def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
+    """When pages move between units (the number of record or hub units changed, or a unit's
+    folder is gone), give each unit about to be built the sitemap dates of its pages from
+    the units they were in. Nothing is read otherwise: a unit keeps its own pages' dates."""
+    work = prepared.ctx.work_dir
+    if not dirty:
+        return
+    have = {p.parent.parent.name: p for p in work.glob("units/*/.errdocs/lastmod.json")}
+    if not have or {u.name for u in prepared.units if u.kind in _DATED} == set(have) or (
+            not dates_enabled(settings)):
+        return  # a first build, or no page moved
+    carry(have.values(), [(unit_dates(unit_dir(work, u.name))[1], unit_pages(prepared.ctx, u))
+                          for u in dirty if u.kind in _DATED])
 
 
 def _build(ctx: Context, units: list[Unit], workers: Workers,
@@ -245,8 +336,8 @@ def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page
     """The lists of all groups and the front page (as render_all makes them; with a link to
     what each dataset version changed)."""
     pages: list[Page] = []
-    for kind in GroupKind:
-        pages.extend(render_group_list(kind, catalog))  # the nav links all three lists
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
     pages.append(render_home(catalog, changes=snapshot is not None))
     return pages
 
@@ -294,8 +385,9 @@ def _write_static(work: Path, files: list[Page]) -> list[Page]:
     """Write the static files whose content changed into the work folder's static tree,
     remove those of earlier builds that are gone; return them as data members (``/path``)."""
     folder = static_dir(work)
+    known = claim(folder, (f.path for f in files))  # listed first: a killed build's are ours
     write_changed(folder, files)
-    update_manifest(folder, [f.path for f in files])
+    update_manifest(folder, [f.path for f in files], known)
     return [Page(f"/{f.path}", f.content) for f in files]
 
 
@@ -309,12 +401,14 @@ def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
 
 
 def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
-    """Docs-relative paths of every file in docs_dir that errdocs did not generate.
+    """Docs-relative paths of every file in docs_dir that errdocs did not generate (nor list
+    in its manifest). Temporary files killed runs left in the generated tree are deleted on
+    the way.
 
     Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
     """
     docs, sub = str(settings.docs_dir), settings.subtree
-    skip = generated | read_manifest(settings.out_dir) | {MANIFEST}
+    skip = generated | {MANIFEST}
     found: list[str] = []
     stack = [""]
     while stack:
@@ -322,10 +416,13 @@ def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
         with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
             for entry in sorted(entries, key=lambda e: e.name):
                 path = f"{relative}/{entry.name}" if relative else entry.name
+                ours = path.startswith(f"{sub}/")
                 if entry.is_dir(follow_symlinks=True):
                     stack.append(path)
-                elif not entry.name.startswith(".tmp-") and not (
-                        path.startswith(f"{sub}/") and path[len(sub) + 1:] in skip):
+                elif entry.name.startswith(TEMPORARY):
+                    if ours:
+                        os.unlink(entry.path)
+                elif not (ours and path[len(sub) + 1:] in skip):
                     found.append(path)
     return sorted(found)
 
@@ -355,10 +452,21 @@ def _global_key(settings: Settings) -> str:
     return global_key(settings.config_file, extra)
 
 
-def _prune_units(work: Path, keep: set[str]) -> None:
-    """Drop outputs of units that are no longer in the plan (the unit count changed)."""
+def _forget_other_units(work: Path, plan: set[str]) -> None:
+    """Unmark the records and hub units of other plans (another unit count): their pages'
+    Markdown is now this plan's, so they must never count as current again. Their folders
+    stay until the merge, which reads their file lists (then :func:`_prune_units`)."""
     folder = work / "units"
-    if folder.is_dir():
-        for child in folder.iterdir():
+    for child in folder.iterdir() if folder.is_dir() else ():
+        if child.name not in plan and child.name.startswith(("rec-", "hub-")):
+            (child / "stamp.json").unlink(missing_ok=True)
+
+
+def _prune_units(work: Path, keep: set[str]) -> None:
+    """Drop outputs of units that are no longer in the plan (the unit count changed). After
+    the merge, so it may not fail the build: what stays is pruned next time."""
+    folder = work / "units"
+    with contextlib.suppress(OSError):
+        for child in folder.iterdir() if folder.is_dir() else ():
             if child.name not in keep and child.name != ROOT:
                 shutil.rmtree(child, ignore_errors=True)

@@ -3,7 +3,8 @@
 Each unit has a folder under the work folder (``.errdocs/units/NAME/``) holding its MkDocs
 config (``mkdocs.yml``, which INHERITs the project's), its page list, and its built output
 ``site/`` with a ``stamp.json`` naming the key it was built from. A unit whose stamp matches
-its key is up to date and is not built again.
+its key is up to date and is not built again: the stamp is removed before the output is
+replaced and written (by rename) after, so a stamp always names a complete output.
 """
 
 from __future__ import annotations
@@ -21,18 +22,19 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
-from .errors import BuildFailed
+from .errors import BuildFailed, naming
 from .exports import record_file
-from .merge import SITEMAP, keep_sitemap_entries, record_files
+from .merge import CANNOT_LINK, SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
 from .permalinks import Addresses, api_record_file, id_file, redirect_page
 from .records import Record
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings, read_config_data
-from .shards import Unit, UnitKind, group_pages, record_groups
-from .write import write_changed
+from .shards import Unit, UnitKind, group_pages, record_groups, related_targets
+from .write import atomic_write, write_changed
 
+LASTMOD = "errdocs-lastmod"
 HOSTED_DROPS = frozenset({"search", "material/search"})
 """Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
 page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
@@ -64,6 +66,9 @@ class Context:
     """Turn MkDocs warnings into failures."""
     global_key: str
     """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
+    unsettled: frozenset[str] = frozenset()
+    """Generated-tree paths whose Markdown an unfinished build may have written otherwise
+    (:mod:`errdocs.journal`): rendered and built again, never taken from before."""
     addresses: Addresses = field(default_factory=Addresses)
     """How pages are addressed (record units write each record's ``/id/`` page and JSON)."""
     changes: tuple[Page, ...] = ()
@@ -105,8 +110,8 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         _copy_data(ctx, unit, folder)
         return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
     keys = dict(unit.page_keys)
-    reused = _reusable(folder, ctx.global_key, keys)
-    todo = {p for p in keys if p not in reused}
+    todo = to_render(ctx, unit)
+    reused = {p for p in keys if p not in todo}
     missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
     companions: dict[str, str] = {}
     written, _ = write_changed(ctx.settings.out_dir,
@@ -117,14 +122,23 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     else:
         owned = tuple(f"{sub}/{p}" for p in sorted(todo))
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
-    config_file = _write_config(ctx, unit, folder, owned, stubs)
+    kept = [f"{sub}/{p}" for p in sorted(reused)]
+    config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    _reuse_outputs(folder, config, [f"{sub}/{p}" for p in sorted(reused)])
+    _reuse_outputs(folder, config, kept)
     if unit.kind is UnitKind.RECORDS:
         _write_companions(folder, companions, _companion_files(ctx, unit, reused))
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def to_render(ctx: Context, unit: Unit) -> set[str]:
+    """The pages a records or hub unit renders: those not built before from the same inputs
+    (and the same code, config and theme), and the unsettled ones."""
+    keys = dict(unit.page_keys)
+    reused = _reusable(unit_dir(ctx.work_dir, unit.name), ctx.global_key, keys)
+    return {p for p in keys if p not in reused or p in ctx.unsettled}
 
 
 def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
@@ -143,8 +157,10 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(source, target)
-        except OSError:  # another file system
-            shutil.copyfile(source, target)
+        except OSError as exc:
+            if exc.errno not in CANNOT_LINK:
+                raise
+            shutil.copyfile(source, target)  # another file system
     record_files(folder, unit.key, fresh)
     finish(folder, {"key": unit.key, "global": ctx.global_key})
 
@@ -157,22 +173,31 @@ def static_dir(work_dir: Path) -> Path:
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     """The context cut down to what ``unit``'s pages need, to send to a worker: its records'
     light copies and catalogue entries, the groups its pages list (hub) or link to (records,
-    without their rows: a record page shows a group's label and path only)."""
+    without their rows: a record page shows a group's label and path only), and its records'
+    related lists with the entries they show."""
     groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
-    entries, lights = {}, {}
+    entries, lights, related = {}, {}, {}
+    catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
         for record_id in unit.members:
-            entries[record_id] = ctx.catalog.entries[record_id]
+            entries[record_id] = catalog.entries[record_id]
             lights[record_id] = light = ctx.lights[record_id]
-            for group in record_groups(light.record, ctx.catalog):
+            family = catalog.family_of(light.record)
+            for group in (*record_groups(light.record, catalog), *([family] if family else [])):
                 groups[group.kind][group.key] = replace(group, entries=())
+            # The related lists, computed here: a worker gets them, not the whole index.
+            related[record_id] = lists = catalog.related(light.record)
+            for other in (*lists.same_message, *lists.same_file, *lists.same_category):
+                entries[other] = catalog.entries[other]
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             groups[group.kind][group.key] = group
     root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
-    return replace(ctx, catalog=Catalog(entries, groups), lights=lights,
+    sliced = Catalog(entries, groups, catalog.relations.only(related))
+    return replace(ctx, catalog=sliced, lights=lights,
                    root_pages=ctx.root_pages if root else (),
                    root_links=ctx.root_links if root else (),
+                   unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled),
                    changes=ctx.changes if changes else (),
                    changes_links=ctx.changes_links if changes else ()), unit
 
@@ -264,6 +289,7 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
             if catalog.entries[record_id].path in todo:
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
+                targets.update(related_targets(record, catalog))
     elif unit.kind is UnitKind.CHANGES:  # the records listed, and the other versions' pages
         targets.update(ctx.changes_links)
         targets.update(p for p in unit.members if p not in todo)
@@ -292,28 +318,33 @@ def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None
 
 
 def finish(folder: Path, stamp: dict[str, object]) -> None:
-    """Replace the unit's output with the new one and record what it was built from."""
+    """Replace the unit's output with the new one and record what it was built from: the
+    stamp goes first and comes back last (by rename), so a kill in between leaves the unit
+    to be built again, never an output marked current that is not complete."""
     fresh, final = folder / "site.new", folder / "site"
     (folder / "stamp.json").unlink(missing_ok=True)
-    shutil.rmtree(final, ignore_errors=True)
+    if final.exists():
+        shutil.rmtree(final)  # what fails here is said, not a later "Directory not empty"
     os.replace(fresh, final)
-    (folder / "stamp.json").write_text(json.dumps(stamp), "utf-8")
+    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
 
 def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
-                  stubs: Iterable[str]) -> Path:
-    """The unit's mkdocs.yml (INHERITs the project's) and page list."""
+                  stubs: Iterable[str], kept: Iterable[str]) -> Path:
+    """The unit's mkdocs.yml (INHERITs the project's) and page list: ``owned`` pages are
+    built, ``stubs`` only linked to, ``kept`` pages keep their earlier HTML."""
     folder.mkdir(parents=True, exist_ok=True)
     empty = ctx.work_dir / "empty-docs"
     empty.mkdir(exist_ok=True)
     pages = folder / "pages.json"
-    pages.write_text(json.dumps({"docs_dir": str(ctx.settings.docs_dir), "owned": list(owned),
-                                 "stubs": list(stubs), "root": unit.kind is UnitKind.ROOT,
-                                 "template_cache": str(ctx.work_dir / "templates")}),
-                     "utf-8")
+    atomic_write(pages, json.dumps({
+        "docs_dir": str(ctx.settings.docs_dir), "owned": list(owned), "stubs": list(stubs),
+        "kept": list(kept), "root": unit.kind is UnitKind.ROOT,
+        "template_cache": str(ctx.work_dir / "templates"),
+    }).encode("utf-8"))
     base = base_config(ctx.settings.config_file)
-    plugins = [p for p in _plugin_list(base.get("plugins")) if _plugin_name(p) not in
-               HOSTED_DROPS]
+    plugins = [_unit_dates(p, folder) for p in _plugin_list(base.get("plugins"))
+               if _plugin_name(p) not in HOSTED_DROPS]
     config: dict[str, object] = {
         "INHERIT": str(ctx.settings.config_file),
         "docs_dir": str(empty),
@@ -330,8 +361,41 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
     if isinstance(hooks, list):
         config["hooks"] = [str(ctx.settings.project_dir / str(h)) for h in hooks]
     config_file = folder / "mkdocs.yml"
-    config_file.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    atomic_write(config_file, yaml.safe_dump(config, sort_keys=False).encode("utf-8"))
     return config_file
+
+
+def _unit_dates(entry: object, folder: Path) -> object:
+    """``errdocs-lastmod`` of a unit: the dates of its own pages, in its folder (units are
+    built at once), and of the pages that moved into it (see :func:`unit_dates`)."""
+    if _plugin_name(entry) != LASTMOD:
+        return entry
+    own, moved = unit_dates(folder)
+    return {LASTMOD: {**_options(entry), "state_file": str(own), "base_state": str(moved)}}
+
+
+def unit_dates(folder: Path) -> tuple[Path, Path]:
+    """A unit's sitemap dates: of its pages (written by each build of the unit), and of pages
+    that were in other units before (written by :func:`errdocs.sitebuild` when they move)."""
+    return folder / ".errdocs" / "lastmod.json", folder / ".errdocs" / "moved-in.json"
+
+
+def dates_enabled(settings: Settings) -> bool:
+    """True when the project's config has ``errdocs-lastmod``."""
+    return any(_plugin_name(e) == LASTMOD
+               for e in _plugin_list(base_config(settings.config_file).get("plugins")))
+
+
+def unit_pages(ctx: Context, unit: Unit) -> list[str]:
+    """Docs-relative paths of every page a MkDocs unit owns."""
+    if unit.kind is UnitKind.ROOT:
+        return list(ctx.root_pages)
+    return [f"{ctx.settings.subtree}/{p}" for p, _key in unit.page_keys]
+
+
+def _options(entry: object) -> dict[str, object]:
+    value = entry.get(LASTMOD) if isinstance(entry, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def base_config(config_file: Path) -> dict[str, object]:
@@ -354,7 +418,8 @@ def _run_mkdocs(config_file: Path, unit: Unit, *, strict: bool) -> MkDocsConfig:
     folder = config_file.parent
     shutil.rmtree(folder / "site.new", ignore_errors=True)
     try:
-        return run_mkdocs(config_file, None, strict=strict)
+        with naming(folder / "site.new"):  # what MkDocs fails to write, it does not name
+            return run_mkdocs(config_file, None, strict=strict)
     except BuildError as exc:
         shutil.rmtree(folder / "site.new", ignore_errors=True)
         raise UnitFailed(f"unit {unit.name}: {exc}") from exc

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from .escape import safe_url
 from .load import Line, RawItem, decode
 from .problems import Problem, Severity, shown
-from .records import Origin, Record
+from .records import Origin, Record, excerpt_lines
 from .schema import (
     FIELDS,
     FIELDS_BY_NAME,
@@ -261,13 +261,16 @@ def _check_lines(values: dict[str, object], context: _Context) -> None:
     code, start, end = values["source_code"], values["source_code_start"], values["source_code_end"]
     if not isinstance(code, str):
         return
-    count = len(code.split("\n"))
+    count = len(excerpt_lines(code))
     if start is None and isinstance(end, int) and end >= count:
         start = values["source_code_start"] = end - count + 1
     if not isinstance(start, int):
         return  # the excerpt is shown without numbers: nothing says where it starts
     last = values["source_code_end"] = start + count - 1
-    if end is not None and end != last:
+    # An excerpt ending with a newline is counted both ways in real data: up to its last line,
+    # or one more (the empty "line" after the final newline). Neither is worth a warning.
+    counted_after_newline = code.endswith("\n") and end == last + 1
+    if end is not None and end != last and not counted_after_newline:
         context.warn("sourceCodeEnd", f"{end!r} does not match the excerpt's {count} lines from "
                      f"line {start}; numbering lines {start}-{last}")
     line = values["line_number"]
@@ -287,7 +290,7 @@ def _check_source_link(values: dict[str, object], context: _Context) -> None:
 def _check_sizes(values: dict[str, object], context: _Context) -> None:
     """Oversized records still get a page, a bounded one; say what was cut."""
     code = values["source_code"]
-    if isinstance(code, str) and (count := code.count("\n") + 1) > MAX_EXCERPT_LINES:
+    if isinstance(code, str) and (count := len(excerpt_lines(code))) > MAX_EXCERPT_LINES:
         context.warn("sourceCode", f"excerpt has {count} lines; the page shows "
                      f"{MAX_EXCERPT_LINES} around the raising line")
     for spec in FIELDS:

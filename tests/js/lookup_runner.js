@@ -22,6 +22,7 @@ function loadData(dataDir, file) {
 function rank() {
   const lookup = require(request.lookupJs);
   const manifest = loadData(request.dataDir, "manifest.js").data;
+  const options = request.options || {};
   return request.texts.map((text) => {
     const plan = lookup.plan(text, manifest.shards);
     const entries = [];
@@ -30,11 +31,16 @@ function rank() {
       if (loaded.name !== shard) throw new Error("shard " + shard + " registered as " + loaded.name);
       entries.push(...loaded.data);
     }
-    const matches = lookup.rank(entries, text, request.limit).map((m) => ({
+    const before = [];
+    const started = process.hrtime.bigint();
+    const ranked = lookup.rank(entries, text, request.limit,
+                               { skip: options.skip, before: (key, what) => before.push([key, what]) });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const matches = ranked.map((m) => ({
       url: "/errors/" + m.record.page + "/", how: m.how, score: m.score,
       candidate: m.candidate, message: m.message,
     }));
-    return { candidates: lookup.candidates(text), shards: plan.shards, matches };
+    return { candidates: lookup.candidates(text), shards: plan.shards, matches, before, seconds };
   });
 }
 
@@ -78,6 +84,7 @@ function helpers() {
       tokens: lookup.tokens(t),
       fnv1a: lookup.tokens(t).map(lookup.fnv1a),
       candidates: lookup.candidates(t),
+      notes: lookup.cutNotes(t),
     })),
   };
 }

@@ -48,7 +48,27 @@ _FRAME = re.compile(
 
 
 def candidates(text: str) -> list[str]:
-    """Candidate messages in ``text``, most likely first, without repeats."""
+    """Candidate messages in ``text``, most likely first, without repeats, each cut to
+    :data:`MAX_LINE` characters (whatever the paste's size, no regex sees more)."""
+    return [m[:MAX_LINE] for m in _found(text)]
+
+
+def cut_notes(text: str) -> list[str]:
+    """What of ``text`` a lookup leaves out, in words, when it leaves anything out (the paste
+    box says the same: ``lookup.js``)."""
+    notes = []
+    if len(text) > MAX_INPUT:
+        notes.append(f"Only the last {MAX_INPUT:,} characters of the {len(text):,} given "
+                     "were read.")
+    longest = max((len(m) for m in _found(text)), default=0)
+    if longest > MAX_LINE:
+        notes.append(f"Only the first {MAX_LINE:,} characters of a line of {longest:,} were "
+                     "matched.")
+    return notes
+
+
+def _found(text: str) -> list[str]:
+    """The candidates, uncut."""
     lines = _lines(text)
     if len(lines) == 1:
         explicit, plain = _explicit(lines, 0), [lines[0]]
@@ -61,7 +81,7 @@ def candidates(text: str) -> list[str]:
         for variant in _variants(message):
             if variant and variant not in found:
                 found.append(variant)
-    return [m[:MAX_LINE] for m in found[:MAX_CANDIDATES]]
+    return found[:MAX_CANDIDATES]
 
 
 def _lines(text: str) -> list[str]:

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from ..model import Catalog
 from ..problems import Problem, Severity
 from ..records import Origin, Record
+from .backtrack import exponential
 from .jsregex import JsRegex, Unconvertible, from_tree
+from .linear import Linear, lacks
 from .memo import Memo, PatternFacts
 from .patterns import (
     Requirements,
     SubPattern,
-    guarded,
     parse,
     pattern_requirements,
     template_regex,
@@ -30,7 +31,7 @@ from .patterns import (
 )
 
 COMPILED_CACHE = 20_000
-"""Compiled regexes kept between lookups."""
+"""Patterns and templates kept compiled between lookups."""
 SECOND_KEY_MAX = 64
 """A second key (there for the similarity stage) is only used when at most this many records,
 or one in 2,000, have the word: filing records under common words would make every lookup
@@ -77,16 +78,6 @@ class Target:
         """Regex of the message template (see :func:`.patterns.template_regex`)."""
         return template_regex(self.message)
 
-    @property
-    def pattern_search(self) -> str | None:
-        """The pattern's form for matching part of a message (see :func:`.patterns.guarded`)."""
-        return guarded(self.pattern) if self.pattern is not None else None
-
-    @property
-    def template_search(self) -> str:
-        """The template's form for matching part of a message."""
-        return guarded(self.template)
-
 
 @dataclass
 class LookupIndex:
@@ -102,7 +93,7 @@ class LookupIndex:
     """Patterns with no whole word to file the record under (matched by their template too):
     a limit of the lookup rather than a fault of the record, so only ``errdocs lookup`` says
     so."""
-    _compiled: dict[str, re.Pattern[str]] = field(default_factory=dict, repr=False)
+    _compiled: dict[str, Linear] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, targets: list[Target], problems: list[Problem],
@@ -114,14 +105,14 @@ class LookupIndex:
                 postings.setdefault(key, []).append(position)
         return cls(targets, postings, problems, unusable or [])
 
-    def regex(self, source: str) -> re.Pattern[str]:
-        """The compiled regex for a source :func:`.patterns.parse` accepted (compiled when
+    def linear(self, source: str) -> Linear:
+        """The linear-time matcher of a source :func:`.patterns.parse` accepted (compiled when
         first needed: compiling every pattern up front would take minutes at scale)."""
         compiled = self._compiled.get(source)
         if compiled is None:
             if len(self._compiled) >= COMPILED_CACHE:
                 self._compiled.clear()
-            compiled = self._compiled[source] = re.compile(source)
+            compiled = self._compiled[source] = Linear(source)
         return compiled
 
     def candidates(self, words: Iterable[str]) -> list[int]:
@@ -169,7 +160,19 @@ def _prepare(record: Record, problems: list[Problem], unusable: list[Problem],
     if facts.requirements is None:
         (problems if facts.broken else unusable).append(_problem(record, facts.problem or ""))
         return _Prepared(record, None, None, template_req)
+    if facts.slow:
+        problems.append(_problem(record, SLOW))
+    if not facts.linear:
+        unusable.append(_problem(record, NOT_LINEAR))
     return _Prepared(record, source, facts.requirements, template_req, facts.javascript)
+
+
+SLOW = ("can take exponential time in a backtracking regex engine (a repeat inside a repeat, "
+        "or repeated alternatives that overlap, as in (a+)+ or (a|aa)+); the site's paste box "
+        "matches it by its message template instead")
+NOT_LINEAR = ("uses what linear-time matching lacks (look-around, a backreference, a "
+              "possessive or atomic group, a repeat count over 1000); it is matched by its "
+              "message template instead")
 
 
 def _template(message: str, memo: Memo) -> Requirements:
@@ -201,7 +204,10 @@ def _read_pattern(source: str, javascript: bool) -> PatternFacts:
     if not requirements.words:
         return PatternFacts(None, None, "has no whole word to find the record by; it is "
                             "matched by its message template instead")
-    return PatternFacts(requirements, _javascript(tree) if javascript else None, None)
+    if javascript:
+        slow = exponential(tree)
+        return PatternFacts(requirements, None if slow else _javascript(tree), None, slow=slow)
+    return PatternFacts(requirements, None, None, linear=_linear(tree))
 
 
 def _javascript(tree: SubPattern) -> JsRegex | None:
@@ -209,6 +215,11 @@ def _javascript(tree: SubPattern) -> JsRegex | None:
         return from_tree(tree)
     except Unconvertible:
         return None  # the browser matches the record by its template
+
+
+def _linear(tree: SubPattern) -> bool:
+    """Whether RE2 has a form of the pattern (see :func:`.linear.lacks`)."""
+    return not lacks(list(tree))
 
 
 def _problem(record: Record, text: str) -> Problem:

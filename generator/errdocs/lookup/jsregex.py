@@ -52,7 +52,6 @@ does not: a byte order mark inside an error message is not worth 60 bytes a patt
 ASCII_SPACE = r"\t-\r "
 """Python's ``\\s`` under ``(?a)``."""
 
-_SYNTAX = frozenset("\\^$.|?*+()[]{}/")
 _CLASS_SYNTAX = frozenset("\\]^-[")
 _ENGLISH = re.compile(r"[ -~]")
 
@@ -67,26 +66,33 @@ def from_tree(tree: SubPattern) -> JsRegex:
     """The JavaScript form of a parsed Python pattern; :class:`Unconvertible` when none."""
     flags = tree.state.flags
     names = {number: name for name, number in tree.state.groupdict.items()}
-    emitter = _Emitter(names, bool(flags & sre.SRE_FLAG_IGNORECASE), _sure_groups(list(tree)))
+    emitter = Emitter(names, bool(flags & sre.SRE_FLAG_IGNORECASE), _sure_groups(list(tree)))
     body = emitter.sequence(list(tree), flags)
     return JsRegex(body, "iu" if emitter.ignore_case else "u")
 
 
 @dataclass
-class _Emitter:
+class Emitter:
+    """Writes a parse tree in another engine's syntax; this class writes JavaScript's, and
+    :mod:`.linear` subclasses it for RE2's. Raises :class:`Unconvertible` for what the target
+    engine cannot say."""
+
     names: dict[int, str]
     ignore_case: bool
     sure: set[int]
     """Groups that take part in every match (see :func:`_sure_groups`)."""
+
+    SYNTAX = frozenset("\\^$.|?*+()[]{}/")
+    """Characters escaped outside a class."""
 
     def sequence(self, items: list[tuple[object, object]], flags: int) -> str:
         return "".join(self.item(op, av, flags) for op, av in items)
 
     def item(self, op: object, av: object, flags: int) -> str:
         if op is sre.LITERAL:
-            return _literal(av)  # type: ignore[arg-type]
+            return self.literal(av)  # type: ignore[arg-type]
         if op is sre.NOT_LITERAL:
-            return f"[^{_class_literal(av)}]"  # type: ignore[arg-type]
+            return f"[^{self.class_literal(av)}]"  # type: ignore[arg-type]
         if op is sre.ANY:
             return r"[\s\S]" if flags & sre.SRE_FLAG_DOTALL else r"[^\n]"
         if op is sre.IN:
@@ -99,17 +105,26 @@ class _Emitter:
             _, alternatives = av  # type: ignore[misc]
             return "(?:" + "|".join(self.sequence(list(a), flags) for a in alternatives) + ")"
         if op is sre.AT:
-            return _anchor(av, flags)
+            return self.anchor(av, flags)
         if op in (sre.ASSERT, sre.ASSERT_NOT):
-            direction, sub = av  # type: ignore[misc]
-            kind = ("=" if op is sre.ASSERT else "!")
-            return f"(?{'<' if direction < 0 else ''}{kind}{self.sequence(list(sub), flags)})"
+            return self.lookaround(op, av, flags)
         if op is sre.GROUPREF:
-            if av not in self.sure:  # Python fails where JavaScript matches the empty string
-                raise Unconvertible("a backreference to a group that may not take part")
-            name = self.names.get(av)  # type: ignore[arg-type]
-            return f"\\k<{name}>" if name else f"(?:\\{av})"
-        raise Unconvertible(f"{str(op).lower()} has no JavaScript equivalent")
+            return self.groupref(av)  # type: ignore[arg-type]
+        raise Unconvertible(f"{str(op).lower()} has no {self.ENGINE} equivalent")
+
+    ENGINE = "JavaScript"
+    """The target engine's name, for messages."""
+
+    def lookaround(self, op: object, av: object, flags: int) -> str:
+        direction, sub = av  # type: ignore[misc]
+        kind = ("=" if op is sre.ASSERT else "!")
+        return f"(?{'<' if direction < 0 else ''}{kind}{self.sequence(list(sub), flags)})"
+
+    def groupref(self, number: int) -> str:
+        if number not in self.sure:  # Python fails where JavaScript matches the empty string
+            raise Unconvertible("a backreference to a group that may not take part")
+        name = self.names.get(number)
+        return f"\\k<{name}>" if name else f"(?:\\{number})"
 
     def repeat(self, op: object, av: object, flags: int) -> str:
         low, high, sub = av  # type: ignore[misc]
@@ -139,70 +154,89 @@ class _Emitter:
     def char_class(self, items: list[tuple[object, object]], flags: int) -> str:
         negate = bool(items) and items[0][0] is sre.NEGATE
         members = items[1:] if negate else items
-        simple = [m for m in members if _negated_category(m, flags) is None]
-        complements = [f"[^{_negated_category(m, flags)}]" for m in members
-                       if _negated_category(m, flags) is not None]
+        simple = [m for m in members if self.excluded(m, flags) is None]
+        complements = [f"[^{self.excluded(m, flags)}]" for m in members
+                       if self.excluded(m, flags) is not None]
         if not complements:
-            parts = "".join(_class_member(op, av, flags) for op, av in simple)
+            parts = "".join(self.class_member(op, av, flags) for op, av in simple)
             return f"[{'^' if negate else ''}{parts}]"
         if not simple and len(complements) == 1:  # \S is [^\s...], and [^\S] is [\s...]
-            excluded = _negated_category(members[0], flags)
+            excluded = self.excluded(members[0], flags)
             return f"[{excluded}]" if negate else f"[^{excluded}]"
         # \W, \D, \S mixed with other members: a class cannot hold their complement, so
         # spell the class as an alternation of one-character matchers.
         if simple:
-            complements.insert(0, "[" + "".join(_class_member(o, a, flags) for o, a in simple)
-                               + "]")
-        either = "|".join(complements)
-        return f"(?:(?!{either})[\\s\\S])" if negate else f"(?:{either})"
+            complements.insert(0, "[" + "".join(self.class_member(o, a, flags)
+                                                for o, a in simple) + "]")
+        return self.negated_alternation(complements) if negate \
+            else f"(?:{'|'.join(complements)})"
 
+    def negated_alternation(self, matchers: list[str]) -> str:
+        """One character matched by none of ``matchers``."""
+        return f"(?:(?!{'|'.join(matchers)})[\\s\\S])"
 
-def _class_member(op: object, av: object, flags: int) -> str:
-    if op is sre.LITERAL:
-        return _class_literal(av)  # type: ignore[arg-type]
-    if op is sre.RANGE:
-        low, high = av  # type: ignore[misc]
-        return f"{_class_literal(low)}-{_class_literal(high)}"
-    if op is sre.CATEGORY:
+    def class_member(self, op: object, av: object, flags: int) -> str:
+        if op is sre.LITERAL:
+            return self.class_literal(av)  # type: ignore[arg-type]
+        if op is sre.RANGE:
+            low, high = av  # type: ignore[misc]
+            return f"{self.class_literal(low)}-{self.class_literal(high)}"
+        if op is sre.CATEGORY:
+            positive = self.categories(flags).get(av)  # type: ignore[call-overload]
+            if positive is not None:
+                return positive
+        raise Unconvertible(f"{str(av).lower()} inside a character class")
+
+    def categories(self, flags: int) -> dict[object, str]:
+        """What ``\\d``, ``\\w`` and ``\\s`` hold, as class members, under ``flags``."""
         ascii_only = bool(flags & sre.SRE_FLAG_ASCII)
-        positive = {
+        return {
             sre.CATEGORY_DIGIT: "0-9" if ascii_only else DIGIT,
             sre.CATEGORY_WORD: "A-Za-z0-9_" if ascii_only else WORD,
             sre.CATEGORY_SPACE: ASCII_SPACE if ascii_only else SPACE,
-        }.get(av)  # type: ignore[call-overload]
-        if positive is not None:
-            return positive
-    raise Unconvertible(f"{str(av).lower()} inside a character class")
+        }
+
+    def excluded(self, member: tuple[object, object], flags: int) -> str | None:
+        """For a ``\\D``/``\\W``/``\\S`` class member, what it excludes (to print as
+        ``[^...]``); ``None`` for any other member."""
+        op, category = member
+        positive = _NEGATED.get(category) if op is sre.CATEGORY else None
+        return None if positive is None else self.categories(flags)[positive]
+
+    def anchor(self, at: object, flags: int) -> str:
+        multiline = bool(flags & sre.SRE_FLAG_MULTILINE)
+        word = "A-Za-z0-9_" if flags & sre.SRE_FLAG_ASCII else WORD
+        anchors = {
+            sre.AT_BEGINNING: r"(?<![^\n])" if multiline else "^",
+            sre.AT_END: r"(?![^\n])" if multiline else r"(?=\n?$)",
+            sre.AT_BEGINNING_STRING: "^",
+            sre.AT_END_STRING: "$",
+            sre.AT_BOUNDARY: f"(?:(?<=[{word}])(?![{word}])|(?<![{word}])(?=[{word}]))",
+            sre.AT_NON_BOUNDARY: f"(?:(?<=[{word}])(?=[{word}])|(?<![{word}])(?![{word}]))",
+        }
+        if at not in anchors:
+            raise Unconvertible(f"{str(at).lower()} has no JavaScript equivalent")
+        return anchors[at]
+
+    def literal(self, code: int) -> str:
+        char = chr(code)
+        if char in self.SYNTAX:
+            return "\\" + char
+        return char if _ENGLISH.fullmatch(char) else self.escape(code)
+
+    def class_literal(self, code: int) -> str:
+        char = chr(code)
+        if char in _CLASS_SYNTAX:
+            return "\\" + char
+        return char if _ENGLISH.fullmatch(char) else self.escape(code)
+
+    def escape(self, code: int) -> str:
+        """A character written by its code point."""
+        return f"\\u{{{code:x}}}"
 
 
-def _negated_category(member: tuple[object, object], flags: int) -> str | None:
-    """For a ``\\D``/``\\W``/``\\S`` class member, what it excludes (to print as
-    ``[^...]``); ``None`` for any other member."""
-    op, category = member
-    if op is not sre.CATEGORY:
-        return None
-    ascii_only = bool(flags & sre.SRE_FLAG_ASCII)
-    return {
-        sre.CATEGORY_NOT_DIGIT: "0-9" if ascii_only else DIGIT,
-        sre.CATEGORY_NOT_WORD: "A-Za-z0-9_" if ascii_only else WORD,
-        sre.CATEGORY_NOT_SPACE: ASCII_SPACE if ascii_only else SPACE,
-    }.get(category)  # type: ignore[call-overload]
-
-
-def _anchor(at: object, flags: int) -> str:
-    multiline = bool(flags & sre.SRE_FLAG_MULTILINE)
-    word = "A-Za-z0-9_" if flags & sre.SRE_FLAG_ASCII else WORD
-    anchors = {
-        sre.AT_BEGINNING: r"(?<![^\n])" if multiline else "^",
-        sre.AT_END: r"(?![^\n])" if multiline else r"(?=\n?$)",
-        sre.AT_BEGINNING_STRING: "^",
-        sre.AT_END_STRING: "$",
-        sre.AT_BOUNDARY: f"(?:(?<=[{word}])(?![{word}])|(?<![{word}])(?=[{word}]))",
-        sre.AT_NON_BOUNDARY: f"(?:(?<=[{word}])(?=[{word}])|(?<![{word}])(?![{word}]))",
-    }
-    if at not in anchors:
-        raise Unconvertible(f"{str(at).lower()} has no JavaScript equivalent")
-    return anchors[at]
+_NEGATED = {sre.CATEGORY_NOT_DIGIT: sre.CATEGORY_DIGIT, sre.CATEGORY_NOT_WORD: sre.CATEGORY_WORD,
+            sre.CATEGORY_NOT_SPACE: sre.CATEGORY_SPACE}
 
 
 def _sure_groups(items: list[tuple[object, object]]) -> set[int]:
@@ -229,15 +263,3 @@ def _is_atom(items: list[tuple[object, object]]) -> bool:
     return op in (sre.LITERAL, sre.NOT_LITERAL, sre.ANY, sre.IN, sre.SUBPATTERN)
 
 
-def _literal(code: int) -> str:
-    char = chr(code)
-    if char in _SYNTAX:
-        return "\\" + char
-    return char if _ENGLISH.fullmatch(char) else f"\\u{{{code:x}}}"
-
-
-def _class_literal(code: int) -> str:
-    char = chr(code)
-    if char in _CLASS_SYNTAX:
-        return "\\" + char
-    return char if _ENGLISH.fullmatch(char) else f"\\u{{{code:x}}}"

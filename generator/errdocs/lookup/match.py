@@ -20,6 +20,7 @@ from enum import Enum
 
 from .extract import candidates
 from .index import LookupIndex, Target
+from .linear import Subject
 from .tokens import tokens
 
 MIN_SIMILARITY = 0.35
@@ -74,10 +75,12 @@ def lookup(index: LookupIndex, text: str, limit: int = 10) -> list[Match]:
     if not messages:
         return []
     words = [frozenset(tokens(m)) for m in messages]
+    subjects = [Subject.of(m) for m in messages]
     best: dict[int, Match] = {}
     for position in index.candidates(lookup_words(messages)):
         target = index.targets[position]
-        found = _exact(index, target, messages, words) or _similar(target, messages[0], words[0])
+        found = _exact(index, target, subjects, words) or _similar(target, messages[0],
+                                                                   words[0])
         if found is not None:
             best[position] = found
     return sorted(best.values(), key=lambda m: m.rank_key)[:limit]
@@ -89,36 +92,40 @@ def lookup_words(messages: list[str]) -> list[str]:
     return list(dict.fromkeys(t for m in messages for t in tokens(m)))[:MAX_WORDS]
 
 
-def _exact(index: LookupIndex, target: Target, messages: list[str],
+def _exact(index: LookupIndex, target: Target, subjects: list[Subject],
            words: list[frozenset[str]]) -> Match | None:
     """The best pattern or template match of ``target`` on any candidate message."""
     found: list[Match] = []
-    for number, (message, message_words) in enumerate(zip(messages, words, strict=True)):
+    for number, (subject, message_words) in enumerate(zip(subjects, words, strict=True)):
         if not message_words.intersection(target.keys):
             continue  # cannot match: every match contains a key
-        match = _on_message(index, target, message, message_words)
+        match = _on_message(index, target, subject, message_words)
         if match is not None:
-            found.append(Match(target, match[0], match[1], number, message))
+            found.append(Match(target, match[0], match[1], number, subject.text))
     return min(found, key=lambda m: m.rank_key, default=None)
 
 
-def _on_message(index: LookupIndex, target: Target, message: str,
+def _on_message(index: LookupIndex, target: Target, subject: Subject,
                 message_words: frozenset[str]) -> tuple[How, float] | None:
     # A match contains every required word, so a missing word rules it out without running
-    # the regex (the browser runs it; the result is the same).
-    pattern = target.pattern if target.pattern and target.pattern_words <= message_words \
-        else None
-    template = target.words and target.words <= message_words
-    length = max(len(message), 1)
+    # the regex (the browser runs it; the result is the same). Patterns and templates run on
+    # RE2 (see .linear): linear in the message, whatever the record says. A pattern RE2 cannot
+    # say (look-around, backreferences), or cannot say for this message, answers None: the
+    # record is then matched by its template, as in the browser.
+    pattern = index.linear(target.pattern) \
+        if target.pattern and target.pattern_words <= message_words else None
+    template = index.linear(target.template) \
+        if target.words and target.words <= message_words else None
+    length = max(len(subject.text), 1)
     pattern_score = min(1.0, target.pattern_chars / length)
     template_score = min(1.0, target.template_chars / length)
-    if pattern and index.regex(pattern).fullmatch(message):
+    if pattern and pattern.fullmatch(subject):
         return How.PATTERN, pattern_score
-    if template and index.regex(target.template).fullmatch(message):
+    if template and template.fullmatch(subject):
         return How.TEMPLATE, template_score
-    if pattern and index.regex(target.pattern_search).search(message):  # type: ignore[arg-type]
+    if pattern and pattern.search(subject):
         return How.PATTERN_PART, pattern_score
-    if template and index.regex(target.template_search).search(message):
+    if template and template.search(subject):
         return How.TEMPLATE_PART, template_score
     return None
 

@@ -13,11 +13,12 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import naming
 from .jsregex import JsRegex
 from .patterns import Requirements
 
 FILE = "lookup-memo.pickle"
-VERSION = 1
+VERSION = 2
 """Bump when what is remembered changes meaning."""
 
 
@@ -33,6 +34,12 @@ class PatternFacts:
     """Why it cannot be used (reported on every build, for every record with it)."""
     broken: bool = False
     """The pattern does not compile (else, when unusable, it has no word to find it by)."""
+    slow: bool = False
+    """It can take exponential time in the browser's engine (see :mod:`.backtrack`; only
+    looked at with the browser form): the browser matches its record by the template."""
+    linear: bool = True
+    """RE2 has a form of it (see :mod:`.linear`; only looked at without the browser form):
+    else ``errdocs lookup`` matches its record by the template."""
 
 
 @dataclass
@@ -74,7 +81,7 @@ def save(memo: Memo, work_dir: Path) -> None:
     kept = memo.used if memo.used is not None else memo
     work_dir.mkdir(parents=True, exist_ok=True)
     tmp = work_dir / (FILE + ".tmp")
-    with tmp.open("wb") as handle:
+    with naming(tmp), tmp.open("wb") as handle:
         pickle.dump((VERSION, key, kept.patterns, kept.templates), handle,
                     protocol=pickle.HIGHEST_PROTOCOL)
     tmp.replace(work_dir / FILE)

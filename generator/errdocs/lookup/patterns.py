@@ -34,12 +34,12 @@ PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 _SPACE_RUN = re.compile(r"[ \t\n\r\f\v]+")  # spelled out: the same in lookup.js
 _TEMPLATE_SPECIAL = frozenset("\\^$.|?*+()[]{}/")
 
-_LEADING_FLAGS = re.compile(r"^(?:\(\?[aiLmsux]+\))+")
 GUARD_BEFORE = "(?<![A-Za-z0-9_])"
 """Put before a pattern searched for inside a message: the match starts a word..."""
 GUARD_AFTER = "(?![A-Za-z0-9_])"
 """...and ends one, so the words at its edges are whole words of the message (as the index
-assumes). ``lookup.js`` adds the same guards."""
+assumes). ``lookup.js`` adds these guards; RE2, which has no look-around, gets their
+equivalent (see :func:`.linear.re2_form`)."""
 
 _ANCHORS = frozenset({sre.AT_BEGINNING, sre.AT_BEGINNING_STRING, sre.AT_END,
                       sre.AT_END_STRING, sre.AT_BOUNDARY})
@@ -73,11 +73,12 @@ def _check_lookbehinds(items: list[tuple[object, object]]) -> None:
             low, high = av[1].getwidth()  # type: ignore[index]
             if low != high:
                 raise re.error("look-behind requires fixed-width pattern")
-        for sub in _children(op, av):
+        for sub in children(op, av):
             _check_lookbehinds(list(sub))
 
 
-def _children(op: object, av: object) -> list[object]:
+def children(op: object, av: object) -> list[object]:
+    """The sequences inside an item of a parse tree (look-around bodies included)."""
     if op in (sre.ASSERT, sre.ASSERT_NOT):
         return [av[1]]  # type: ignore[index]
     if op is sre.SUBPATTERN:
@@ -91,16 +92,6 @@ def _children(op: object, av: object) -> list[object]:
     if op is sre.GROUPREF_EXISTS:
         return [a for a in av[1:] if a is not None]  # type: ignore[index]
     return []
-
-
-def guarded(source: str) -> str:
-    """The search form of a Python pattern: :data:`GUARD_BEFORE` + pattern +
-    :data:`GUARD_AFTER`, keeping leading global flags such as ``(?i)`` in front."""
-    flags = _LEADING_FLAGS.match(source)
-    lead = flags.group() if flags else ""
-    body = source[len(lead):]
-    end = "\n" if "x" in lead else ""  # a verbose pattern may end inside a # comment
-    return f"{lead}{GUARD_BEFORE}(?:{body}{end}){GUARD_AFTER}"
 
 
 def pattern_requirements(tree: SubPattern) -> Requirements:

@@ -32,7 +32,8 @@ class SiteData:
     pages: list[Page]
     """The manifest and the shards, paths relative to the generated subtree."""
     unconverted: int
-    """Records whose pattern has no JavaScript form; the browser matches their template."""
+    """Records whose pattern has no JavaScript form or is too slow there (see
+    :mod:`.backtrack`); the browser matches their template."""
 
 
 def shard_count(entries: int) -> int:

@@ -1,7 +1,9 @@
 /*
  * The "paste your error" box: loads the lookup data the generator wrote (through loader.js, as
  * <script> files, which also work in a site opened from disk, where fetch() does not) and lists
- * the matching pages. Record text is only ever set as textContent.
+ * the matching pages. The matching runs in lookup.js' worker, under a time budget: the page
+ * stays responsive whatever a record's pattern does. Record text is only ever set as
+ * textContent.
  */
 (function () {
   "use strict";
@@ -27,7 +29,7 @@
     "template-part": "its message template matches part of what you pasted"
   };
 
-  function render(form, list, status, matches) {
+  function render(form, list, status, matches, notes) {
     list.textContent = "";
     matches.forEach(function (match) {
       if (!PAGE.test(match.record.page)) return;
@@ -48,9 +50,10 @@
       item.appendChild(why);
       list.appendChild(item);
     });
-    status.textContent = matches.length
+    status.textContent = notes.concat([matches.length
       ? matches.length + " matching page" + (matches.length === 1 ? "" : "s") + ":"
-      : "No matching error found. Try the search box at the top with a few words of it.";
+      : "No matching error found. Try the search box at the top with a few words of it."
+    ]).join(" ");
   }
 
   function run(form) {
@@ -63,24 +66,32 @@
       return;
     }
     status.textContent = "Looking it up…";
+    var worker = lookup.offThread(), notes = [];
+    function current() { return text === form.querySelector("textarea").value; }
     load(base, "manifest", "manifest.js").then(function (manifest) {
       if (manifest.version !== lookup.DATA_VERSION) throw new Error("unknown data version");
-      var plan = lookup.plan(text, manifest.shards);
+      return worker.plan(text, manifest.shards);
+    }).then(function (plan) {
+      notes = lookup.pastedNote(form.querySelector("textarea")).concat(plan.notes);
       return Promise.all(plan.shards.map(function (n) {
         return load(base, String(n), "s" + n.toString(16) + ".js");
-      }));
-    }).then(function (shards) {
-      if (text !== form.querySelector("textarea").value) return;  // a newer lookup runs
-      var entries = [].concat.apply([], shards);
-      render(form, list, status, lookup.rank(entries, text, 10));
+      })).then(function (loaded) {
+        var shards = {};
+        plan.shards.forEach(function (n, i) { shards[String(n)] = loaded[i]; });
+        return current() ? worker.rank(shards, text, 10) : null;
+      });
+    }).then(function (matches) {
+      if (matches && current()) render(form, list, status, matches, notes);  // else a newer lookup runs
     }).catch(function (error) {
+      if (!current()) return;
       list.textContent = "";
-      status.textContent = "The lookup data could not be loaded (" + error.message + ").";
+      status.textContent = "The lookup could not be done (" + error.message + ").";
     });
   }
 
   function setUp(form) {
     var timer = null;
+    lookup.keepPastesShort(form.querySelector("textarea"));
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       run(form);

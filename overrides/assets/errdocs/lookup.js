@@ -4,12 +4,16 @@
  * The same rules as the Python matcher (generator/errdocs/lookup/: extract.py, patterns.py,
  * match.py); the test suite runs both on the same inputs and compares the results. Works as a
  * classic <script> (window.errdocsLookup) and as a Node module (require), with no dependencies.
+ *
+ * In the browser the matching runs in a Web Worker made from this very function (see
+ * offThread below): a record's pattern, untrusted, can take a backtracking engine seconds, and
+ * the page must answer all the same.
  */
 (function (root, factory) {
   "use strict";
   if (typeof module === "object" && module.exports) module.exports = factory();
-  else root.errdocsLookup = factory();
-})(typeof self !== "undefined" ? self : this, function () {
+  else if (!root.errdocsLookup) root.errdocsLookup = factory();  // both boxes: one worker
+})(typeof self !== "undefined" ? self : this, function errdocsLookupFactory() {
   "use strict";
 
   var MAX_INPUT = 20000;
@@ -76,6 +80,11 @@
     "|note: run with `RUST_BACKTRACE|exit status \\d+$|[ \\t]*\\^+[ \\t]*$)");
 
   function candidates(text) {
+    return found(text).map(function (m) { return chars(m).slice(0, MAX_LINE).join(""); });
+  }
+
+  /* The candidates, uncut. */
+  function found(text) {
     var lines = splitLines(text);
     var explicit = [], plain = [];
     if (lines.length === 1) {
@@ -94,13 +103,53 @@
         if (v && found.indexOf(v) < 0) found.push(v);
       });
     });
-    return found.slice(0, MAX_CANDIDATES).map(function (m) {
-      return chars(m).slice(0, MAX_LINE).join("");
-    });
+    return found.slice(0, MAX_CANDIDATES);
+  }
+
+  /* extract.py: cut_notes. */
+  function cutNotes(text) {
+    var notes = [], given = codePoints(text), longest = 0;
+    if (given > MAX_INPUT) {
+      notes.push("Only the last " + thousands(MAX_INPUT) + " characters of the " +
+                 thousands(given) + " given were read.");
+    }
+    found(text).forEach(function (m) { longest = Math.max(longest, codePoints(m)); });
+    if (longest > MAX_LINE) {
+      notes.push("Only the first " + thousands(MAX_LINE) + " characters of a line of " +
+                 thousands(longest) + " were matched.");
+    }
+    return notes;
+  }
+
+  function codePoints(text) {
+    var count = text.length;
+    for (var i = 0; i < text.length; i++) {
+      var unit = text.charCodeAt(i);
+      if (unit >= 0xd800 && unit < 0xdc00 && i + 1 < text.length) {
+        var next = text.charCodeAt(i + 1);
+        if (next >= 0xdc00 && next < 0xe000) { count--; i++; }
+      }
+    }
+    return count;
+  }
+
+  function thousands(n) {
+    var digits = String(n), out = "";
+    for (var i = 0; i < digits.length; i++) {
+      if (i && (digits.length - i) % 3 === 0) out += ",";
+      out += digits[i];
+    }
+    return out;
+  }
+
+  /* The last MAX_INPUT code points (a 5 MB paste is cut before anything else looks at it:
+     the last 2 * MAX_INPUT code units hold them). */
+  function lastPart(text) {
+    return chars(text.slice(-2 * MAX_INPUT)).slice(-MAX_INPUT).join("");
   }
 
   function splitLines(text) {
-    text = chars(text).slice(-MAX_INPUT).join("").replace(/\r\n/g, "\n").replace(/\r/g, "\n");
+    text = lastPart(text).replace(/\r\n/g, "\n").replace(/\r/g, "\n");
     var lines = strip(text).split("\n").map(function (l) { return stripPrefixes(rstrip(l)); });
     return lines.length > 1 ? lines : [strip(lines[0])];
   }
@@ -282,11 +331,22 @@
     return 0;
   }
 
+  function keyOf(entry) {
+    var page = entry[0][0];
+    return typeof page === "string" ? page : page[0];
+  }
+
   /*
    * Rank records for pasted text. `entries` are the data records loaded for
-   * `plan(text).words` (duplicates allowed); returns the best `limit` matches.
+   * `plan(text).words` (duplicates allowed); returns the best `limit` matches. `options`
+   * (used off the main thread): `before(key, what)` is called before a record's regexes run
+   * ("pattern", or "template" when its pattern is skipped); `skip[key]` is "pattern" to match
+   * that record by its template only, "all" to run none of its regexes; `none` skips every
+   * record's regexes.
    */
-  function rank(entries, text, limit) {
+  function rank(entries, text, limit, options) {
+    options = options || {};
+    var skip = options.skip || {};
     var messages = candidates(text);
     if (!messages.length) return [];
     var allowed = wordSet(lookupWords(messages));
@@ -297,7 +357,13 @@
       if (!entry[5].some(function (k) { return allowed[k]; })) return;
       var pages = pagesOf(entry).filter(function (p) { return !seen[p.page]; });
       if (!pages.length) return;  // an entry can be in two shards
-      var matcher = prepare(entry), best = null;
+      var matcher = prepare(entry), best = null, key = keyOf(entry);
+      var level = options.none ? "all" : skip[key];
+      if (level) matcher.pattern = matcher.patternWhole = null;
+      if (level === "all") matcher.template = matcher.templateWhole = null;
+      var runs = (matcher.patternWhole || matcher.templateWhole) &&
+        messages.some(function (m, n) { return matcher.keys.some(function (k) { return wordSets[n][k]; }); });
+      if (runs && options.before) options.before(key, matcher.patternWhole ? "pattern" : "template");
       messages.forEach(function (message, n) {
         if (!matcher.keys.some(function (k) { return wordSets[n][k]; })) return;
         var hit = onMessage(matcher, message, sizes[n]);
@@ -334,10 +400,199 @@
     return { words: words, shards: wanted.sort(function (a, b) { return a - b; }) };
   }
 
+  /* ---- off the main thread ------------------------------------------------------------ */
+
+  /*
+   * A lookup's work: `request.kind` "plan" (the shards a text needs, and what of it is left
+   * out) or "rank" (of the entries of the shards `request.use` names, in `shards`).
+   */
+  function answer(request, shards, before) {
+    if (request.kind === "plan") {
+      return { plan: plan(request.text, request.shards), notes: cutNotes(request.text) };
+    }
+    var entries = [];
+    request.use.forEach(function (name) { entries = entries.concat(shards[name] || []); });
+    return { matches: rank(entries, request.text, request.limit,
+                           { skip: request.skip, none: request.none, before: before }) };
+  }
+
+  /* The worker's side: keeps the shards it is sent, answers requests, says where it is. */
+  function serve(scope) {
+    var shards = {};
+    scope.onmessage = function (event) {
+      var message = event.data;
+      for (var name in message.data) shards[name] = message.data[name];
+      var result = answer(message.request, shards, function (key, what) {
+        scope.postMessage({ id: message.id, at: key, what: what });
+      });
+      scope.postMessage({ id: message.id, result: result });
+    };
+    scope.postMessage({ ready: true });
+  }
+
+  var BUDGET = 300;
+  /* Milliseconds the worker may stay on one record (or, before the first, on reading the
+     text) before it is stopped: the record is then matched without the regex that was running
+     (its pattern, then its template), in a new worker, which redoes the rest. */
+  var START = 10000;  // milliseconds a new worker may take to start
+  var MAX_LATE = 4;   // records given up on in one lookup before none of its regexes run
+
+  /*
+   * The page's side. A worker cannot be started from a file (a site opened from disk), so it
+   * is started from this function's own text, as a Blob URL; where that fails (a policy
+   * forbids it, an old browser), the lookup runs here, where the build's check of patterns
+   * (backtrack.py) still keeps out the worst.
+   */
+  function offThread() {
+    var worker = null, ready = null, sent = {}, slow = {}, next = 0, local = false;
+    var queue = Promise.resolve();
+
+    function start() {
+      if (worker || local) return;
+      try {
+        var url = URL.createObjectURL(new Blob(["(" + errdocsLookupFactory + ")().serve(self);\n"],
+                                               { type: "text/javascript" }));
+        // In the offline bundle, iframe-worker-shim.js (for Material's search) has replaced
+        // Worker with one that runs on the page; errdocs-worker.js kept the browser's own.
+        worker = new (self.errdocsWorker || Worker)(url);
+        worker.errdocsUrl = url;
+      } catch (e) {
+        local = true;
+        return;
+      }
+      sent = {};
+      var starting = worker;
+      ready = new Promise(function (resolve) {
+        var timer = setTimeout(function () { fail(starting); resolve(); }, START);
+        starting.onmessage = function () { clearTimeout(timer); resolve(); };
+        starting.onerror = function (event) {
+          if (event.preventDefault) event.preventDefault();
+          clearTimeout(timer);
+          fail(starting);
+          resolve();
+        };
+      });
+    }
+
+    function stop() {
+      if (!worker) return;
+      worker.terminate();
+      URL.revokeObjectURL(worker.errdocsUrl);
+      worker = null;
+    }
+
+    function fail(which) {  // the worker did not start: work here
+      if (worker === which) stop();
+      local = true;
+    }
+
+    /* One request under the budget: {result}, or {late: {key, what}} when it ran over. */
+    function call(request, shards) {
+      start();
+      if (local) return Promise.resolve({ result: answer(request, shards) });
+      return ready.then(function () {
+        if (local || !worker) return { result: answer(request, shards) };
+        var current = worker, id = ++next, at = { key: null }, timer = null;
+        return new Promise(function (resolve) {
+          function arm() {
+            clearTimeout(timer);
+            timer = setTimeout(function () { stop(); resolve({ late: at }); }, BUDGET);
+          }
+          current.onmessage = function (event) {
+            var data = event.data;
+            if (data.id !== id) return;
+            if (data.at !== undefined) {
+              at = { key: data.at, what: data.what };
+              arm();
+              return;
+            }
+            clearTimeout(timer);
+            resolve({ result: data.result });
+          };
+          var data = {};
+          for (var name in shards) {
+            if (!sent[name]) { data[name] = shards[name]; sent[name] = true; }
+          }
+          current.postMessage({ id: id, request: request, data: data });
+          arm();
+        });
+      });
+    }
+
+    function lined(work) {  // one request at a time (both boxes may be on a page)
+      var run = queue.then(work);
+      queue = run.catch(function () {});
+      return run;
+    }
+
+    function tooLong() { return new Error("the lookup took too long"); }
+
+    return {
+      /* {words, shards, notes} for `text` and a data set of `shards` shards. */
+      plan: function (text, shards) {
+        return lined(function () {
+          return call({ kind: "plan", text: text, shards: shards }, {}).then(function (reply) {
+            if (!reply.result) throw tooLong();
+            return { words: reply.result.plan.words, shards: reply.result.plan.shards,
+                     notes: reply.result.notes };
+          });
+        });
+      },
+      /* The best `limit` matches for `text` among `shards` ({name: entries}). */
+      rank: function (shards, text, limit) {
+        function attempt(late) {
+          var skip = {};
+          for (var key in slow) skip[key] = slow[key];
+          var request = { kind: "rank", text: text, limit: limit, use: Object.keys(shards),
+                          skip: skip, none: late >= MAX_LATE };
+          return call(request, shards).then(function (reply) {
+            if (reply.result) return reply.result.matches;
+            if (reply.late.key === null) throw tooLong();
+            slow[reply.late.key] = reply.late.what === "pattern" ? "pattern" : "all";
+            return attempt(late + 1);
+          });
+        }
+        return lined(function () { return attempt(0); });
+      }
+    };
+  }
+
+  var client = null;
+
+  /*
+   * A paste longer than the lookup reads is cut as it arrives (a text field holding megabytes
+   * makes the browser itself slow). `pastedNote(field)` says so while the field holds what
+   * was kept.
+   */
+  function keepPastesShort(field) {
+    field.addEventListener("paste", function (event) {
+      var data = event.clipboardData && event.clipboardData.getData("text");
+      if (!data || data.length <= 2 * MAX_INPUT) return;
+      var kept = lastPart(data), given = codePoints(data);
+      if (given <= MAX_INPUT) return;
+      event.preventDefault();
+      field.value = kept;
+      field.errdocsKept = kept;
+      field.errdocsNote = "Only the last " + thousands(MAX_INPUT) + " characters of the " +
+        thousands(given) + " pasted were kept.";
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
+
+  function pastedNote(field) {
+    return field.errdocsKept !== undefined && field.value === field.errdocsKept
+      ? [field.errdocsNote] : [];
+  }
+
   return {
-    candidates: candidates, tokens: tokens, fnv1a: fnv1a, templateRegex: templateRegex,
+    candidates: candidates, cutNotes: cutNotes, tokens: tokens, fnv1a: fnv1a,
+    templateRegex: templateRegex,
     templateRequirements: function (t) { return requirements(templatePieces(t)); },
     similarity: similarity, lookupWords: lookupWords, plan: plan, rank: rank,
-    DATA_VERSION: 2
+    answer: answer, serve: serve, lastPart: lastPart, keepPastesShort: keepPastesShort,
+    pastedNote: pastedNote,
+    /* The page's one client of the worker (see offThread). */
+    offThread: function () { return client || (client = offThread()); },
+    BUDGET: BUDGET, DATA_VERSION: 2
   };
 });

@@ -63,18 +63,20 @@
 
   // The paste box's ranking: records whose pattern or template matches, or worded alike.
   // Only the shards of the rarest words whose word list is complete are loaded: a record is
-  // filed under its rarest words, and a common word's shard can be big.
-  async function byMessage(manifests, query, postings) {
+  // filed under its rarest words, and a common word's shard can be big. The matching runs in
+  // lookup.js' worker, under a time budget (a record's pattern is untrusted).
+  async function byMessage(manifests, query, postings, plan) {
     const { search, lookup } = manifests;
     const count = (w) => (postings[w] ? postings[w][0] : Infinity);
-    const rare = engine.plan(query, lookup.shards).words
+    const rare = plan.words
       .filter((w) => count(w) <= search.maxPostings)
       .sort((a, b) => count(a) - count(b))
       .slice(0, search.lookupWords);
     const shards = [...new Set(rare.map((w) => engine.fnv1a(w) % lookup.shards))];
     const loaded = await Promise.all(shards.map((n) =>
       data.load(`${lookupBase}s${n.toString(16)}.js`, String(n))));
-    return engine.rank([].concat(...loaded), query, 5 * MAX_RESULTS);
+    const byName = Object.fromEntries(shards.map((n, i) => [String(n), loaded[i]]));
+    return engine.offThread().rank(byName, query, 5 * MAX_RESULTS);
   }
 
   function queryWords(manifest, query) {
@@ -184,22 +186,25 @@
   async function ours(query, stale) {
     const both = await manifests();
     const search = both.search;
-    const words = queryWords(search, query);
+    const plan = await engine.offThread().plan(query, both.lookup.shards);
+    const words = queryWords(search, engine.lastPart(query));  // a paste's end, as the lookup
     const postings = await postingsOf(search, words);
     const hits = byWords(search, words, postings);
-    const matches = await byMessage(both, query, postings);
+    const matches = await byMessage(both, query, postings, plan);
     const ranked = merge(matches, hits, pagesOf(search, words));
     const shown = ranked.slice(0, MAX_RESULTS);
     const records = shown.filter((r) => r.page === undefined).map((r) => r.number);
     const found = await rows(search, records);
     if (stale()) return;
     const byNumber = new Map(records.map((n, i) => [n, found[i]]));
+    const all = [...engine.pastedNote(input), ...plan.notes];
+    const notes = all.length ? ` · ${all.join(" ")}` : "";
     const items = shown.map((r) => {
       if (r.page) return item(new URL(r.page.url, base).href, r.page.title, "", "");
       const [page, repo, message, cls, meaning] = byNumber.get(r.number);
       return item(recordHref(page), message, cls ? `${repo} · ${cls}` : repo, meaning);
     });
-    say(count(ranked.length));
+    say(count(ranked.length) + notes);
     list.replaceChildren(...items);
     if (search.fullText) list.append(fullTextButton(query));
   }
@@ -329,7 +334,7 @@
     } catch (error) {
       if (stale()) return;
       list.replaceChildren();
-      say(`Search is not available: its data could not be loaded (${error.message}).`);
+      say(`Search is not available: ${error.message}.`);
     }
   }
 
@@ -369,6 +374,7 @@
 
   input.addEventListener("focus", () => { manifests().catch(() => {}); });
   input.addEventListener("input", later);
+  engine.keepPastesShort(input);
   toggle.addEventListener("change", () => { if (toggle.checked) input.focus(); });
   form.addEventListener("reset", () => setTimeout(run));
   form.addEventListener("submit", (event) => {

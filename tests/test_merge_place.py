@@ -1,0 +1,103 @@
+"""The merge's trees and state belong to one site folder (errdocs.sitestate), on units made by
+hand: fast checks of what the whole-build tests (test_site_state.py) cannot reach cheaply."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from errdocs.merge import UnitOutput, merge, record_files
+from errdocs.siteowner import MARKER, SiteRefused
+
+
+def _unit(work: Path, name: str, key: str, files: dict[str, str]) -> UnitOutput:
+    """A built unit: ``files`` in its output, listed under ``key``."""
+    folder = work / "units" / name
+    shutil.rmtree(folder / "site", ignore_errors=True)
+    for path, text in files.items():
+        (folder / "site" / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / "site" / path).write_text(text)
+    record_files(folder, key, folder / "site")
+    return UnitOutput(name, key, folder)
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != MARKER}
+
+
+def test_a_site_moved_into_place_is_not_taken_for_the_one_errdocs_left(tmp_path: Path) -> None:
+    work = tmp_path / ".errdocs"
+    site_a, site_b = tmp_path / "a", tmp_path / "b"
+    merge([_unit(work, "u", "k1", {"one.html": "1"})], site_a, work)
+    merge([_unit(work, "u", "k2", {"two.html": "2"})], site_b, work)
+    shutil.rmtree(site_a)
+    site_b.rename(site_a)  # another errdocs site where site_a was
+    merge([_unit(work, "u", "k3", {"three.html": "3"})], site_a, work)
+    assert _tree(site_a) == {"three.html": "3"}
+    merge([_unit(work, "u", "k1", {"one.html": "1"})], site_a, work)  # from the spare
+    assert _tree(site_a) == {"one.html": "1"}
+    # the state of site_b (moved away) is gone with it; site_a's stays
+    assert len(list((work / "sites").iterdir())) == 1
+
+
+def test_merges_into_a_site_stay_exact(tmp_path: Path) -> None:
+    work = tmp_path / ".errdocs"
+    site = tmp_path / "site"
+    versions = [{"a.html": "1", "x/b.html": "1"}, {"a.html": "2"}, {"x/c.html": "3"},
+                {"a.html": "1", "x/b.html": "1"}]
+    for index, files in enumerate(versions):
+        merge([_unit(work, "u", f"k{index}", files), _unit(work, "v", "same", {"v.html": "v"})],
+              site, work)
+        assert _tree(site) == {**files, "v.html": "v"}
+        assert (site / MARKER).is_file()
+
+
+def test_a_spare_tree_that_is_not_what_its_state_says_is_made_afresh(tmp_path: Path) -> None:
+    work = tmp_path / ".errdocs"
+    site = tmp_path / "site"
+    merge([_unit(work, "u", "k1", {"a.html": "1"})], site, work)
+    merge([_unit(work, "u", "k2", {"b.html": "2"})], site, work)
+    (spare,) = (work / "sites").glob("*/.site-spare")
+    (spare / "c.html").write_text("left there")  # the spare is said to hold k1 only
+    merge([_unit(work, "u", "k3", {"c.html": "3"})], site, work)
+    assert _tree(site) == {"c.html": "3"}
+
+
+@pytest.fixture
+def other_fs(tmp_path: Path) -> Iterator[Path]:
+    """A folder on another file system than ``tmp_path`` (tmpfs), removed afterwards."""
+    if not os.path.isdir("/dev/shm") or os.stat("/dev/shm").st_dev == os.stat(tmp_path).st_dev:
+        pytest.skip("no second file system")
+    folder = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="errdocs-test-"))
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_on_another_file_system_the_spare_is_beside_the_site(tmp_path: Path,
+                                                              other_fs: Path) -> None:
+    work = tmp_path / ".errdocs"
+    site = other_fs / "site"
+    for key, files in (("k1", {"a.html": "1"}), ("k2", {"b.html": "2"}), ("k3", {"c.html": "3"})):
+        merge([_unit(work, "u", key, files)], site, work)
+        assert _tree(site) == files
+    assert sorted(p.name for p in other_fs.iterdir()) == [".site-spare", "site"]
+
+
+def test_a_folder_of_the_spare_tree_name_that_is_not_errdocs_is_refused(
+        tmp_path: Path, other_fs: Path) -> None:
+    work = tmp_path / ".errdocs"
+    site = other_fs / "site"
+    merge([_unit(work, "u", "k1", {"a.html": "1"})], site, work)
+    shutil.rmtree(other_fs / ".site-spare")
+    (other_fs / ".site-spare").mkdir()
+    (other_fs / ".site-spare" / "mine.txt").write_text("a user's file")
+    with pytest.raises(SiteRefused, match="errdocs did not make what is there"):
+        merge([_unit(work, "u", "k2", {"b.html": "2"})], site, work)
+    assert (other_fs / ".site-spare" / "mine.txt").read_text() == "a user's file"
+    assert _tree(site) == {"a.html": "1"}

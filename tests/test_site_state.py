@@ -1,0 +1,97 @@
+"""State belongs to one site: any sequence of builds into any site dirs gives a cold build's
+tree (issue 10, finding 2)."""
+
+from __future__ import annotations
+
+import errno
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from errdocs.cli import main
+from errdocs.settings import load_settings
+from errdocs.sitebuild import build_sharded
+
+from .conftest import ROOT, SAMPLE, copy_project
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
+
+pytestmark = pytest.mark.slow
+SITE_URL = "https://example.org/docs/"
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def build_date(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed build date, so sitemap dates of new pages do not depend on the day."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+
+
+def _build(project: Path, data: Path, site: Path) -> None:
+    settings = load_settings(project / "mkdocs.yml", site, SITE_URL)
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+
+
+def _cold(tmp_path: Path, data: Path, name: str) -> dict[str, bytes]:
+    """The site a cold build of ``data`` gives in a fresh copy of the project (made once)."""
+    fresh = tmp_path / f"fresh-{name}"
+    if not fresh.exists():
+        copy_project(fresh)
+        _build(fresh, data, fresh / "site")
+    return _tree(fresh / "site")
+
+
+def _without_line(data: Path, index: int, out: Path) -> Path:
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    out.write_text("".join(lines[:index] + lines[index + 1:]), "utf-8")
+    return out
+
+
+def test_two_site_dirs_in_turn_each_equal_a_cold_build(
+        tmp_path: Path, project: Path, build_date: None) -> None:
+    # Finding 2: A to siteA, B to siteB, A less one record to siteA. The two site folders
+    # also share a name (site), as two spare trees named after it once did.
+    a = synth.write(20, tmp_path / "a.jsonl", seed=3)
+    b = synth.write(12, tmp_path / "b.jsonl", seed=4)
+    a_less = _without_line(a, 7, tmp_path / "a-less.jsonl")
+    site_a, site_b = project / "a" / "site", project / "b" / "site"
+    _build(project, a, site_a)
+    _build(project, b, site_b)
+    assert _tree(site_b) == _cold(tmp_path, b, "b")
+    _build(project, a_less, site_a)
+    assert _tree(site_a) == _cold(tmp_path, a_less, "a-less")
+    _build(project, a, site_b)
+    assert _tree(site_b) == _cold(tmp_path, a, "a")
+
+
+def test_a_failed_swap_puts_the_previous_site_back(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The worst moment to fail: the old site renamed away, the new one not yet in its place.
+    site = project / "site"
+    _build(project, SAMPLE, site)
+    before = _tree(site)
+    rename, failed = Path.rename, []
+
+    def failing(self: Path, target: str | Path) -> Path:
+        if Path(target) == site and not failed:  # the new site's rename, once
+            failed.append(self)
+            raise OSError(errno.ENOSPC, "No space left on device", str(site))
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", failing)
+    data = _without_line(SAMPLE, 3, tmp_path / "less.jsonl")
+    result = CliRunner().invoke(main, ["build", str(data), "-f", str(project / "mkdocs.yml"),
+                                       "--site-url", SITE_URL])
+    assert (result.exit_code, result.output) == (
+        1, f"Error: {site}: the disk is full: free some space and build again\n")
+    assert failed and _tree(site) == before
+    monkeypatch.setattr(Path, "rename", rename)
+    _build(project, data, site)
+    assert _tree(site) == _cold(tmp_path, data, "less")
