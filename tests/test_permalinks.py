@@ -439,3 +439,19 @@ def test_the_404_data_holds_odd_ids_and_left_addresses_not_plain_ids() -> None:
         "page:errors/o/r/old-upper": [["errors/o/r/upper/", "message of ABC"]],
         "page:errors/o/r/gone": [[f"id/{exact_segment('Gone-1')}/", "gone message"]],
     }
+
+
+def test_a_removed_page_links_the_same_error_in_other_repositories() -> None:
+    records = [record("a", repo="o/one", error_message="Unknown mode: {mode}"),
+               record("b", repo="o/two", error_message="unknown mode: %s")]
+    catalog = build_catalog(records)
+    url = changes.family_url("Unknown mode: '{m}'", catalog, SITE)
+    assert url is not None and url.startswith("errors/families/")
+    assert changes.family_url("Another error", catalog, SITE) is None
+    gone = changes.Gone("c", "o/three/x.md", "Unknown mode: {mode}", "o/three", "v2")
+    snapshot = Snapshot(_version(2, "v2", "added", 0), (_version(2, "v2", "added", 0),), (gone,),
+                        ())
+    [page] = changes.left_pages(snapshot, catalog, SITE)
+    assert page.path == "id/c/index.html"
+    assert f'href="../../{url}"' in page.content  # and the repositories' list: o/three has none
+    assert 'href="../../errors/repos/"' in page.content

@@ -29,8 +29,8 @@ from errdocs.permalinks import Addresses
 from errdocs.pipeline import check
 from errdocs.records import Origin
 from errdocs.schema import json_schema
-from errdocs.settings import load_settings
-from errdocs.sitebuild import WORK_DIR, build_sharded
+from errdocs.settings import WORK_DIR, load_settings
+from errdocs.sitebuild import build_sharded
 from errdocs.validate import Validator
 
 from .conftest import ROOT, SAMPLE, copy_project
