@@ -44,9 +44,20 @@ from .render import Page, listed_kinds, render_group_list, render_home
 from .scan import STAGED_FILE, Light, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
 from .settings import Settings, check_site_url
-from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
+from .shards import (
+    ROOT,
+    Unit,
+    UnitKind,
+    files_key,
+    from_history,
+    global_key,
+    group_pages,
+    plan,
+    unit_count,
+)
 from .siteowner import check_site_dir
 from .sitesearch import search_pages
+from .sitestate import site_folder
 from .unitbuild import (
     Context,
     UnitResult,
@@ -157,13 +168,17 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     # before the lock is taken, so no worker shares it; naming: the folder of a failed write
     # that names no file.
     with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
-            project_lock(work), History(work, keep_versions, reset=reset_history) as past:
+            project_lock(work), History(site_folder(work, settings.site_dir), keep_versions,
+                                        reset=reset_history) as past:
         _clean_leftovers(work)  # under the lock: no other build is using them
         prepared = _prepare(settings, paths, strict, full_text, past)
         units = prepared.units
-        chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+        # Slices leave the units made from the history to the merge (from_history).
+        chosen = [u for i, u in enumerate(units) if selection is None
+                  or (i in selection and not from_history(u))]
         pending = journal.read(work)
-        ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
+        ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
+                               if merge_only else chosen, pending)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
             (page, key) for unit in dirty
@@ -270,8 +285,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                            seen(lights, catalog))
     root_pages = _root_pages(catalog, snapshot)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
-    data_files = data.pages + search + resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog, root_pages + data_files + changed_pages)
+    data_files = data.pages + search
+    resolve = resolve_data(catalog, snapshot, addresses)
+    generated = _generated_paths(catalog, root_pages + data_files + resolve + changed_pages)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
@@ -279,11 +295,12 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, root_pages + data_files)[0]
-    static = _write_static(work, _static_files(settings, snapshot, catalog, addresses, lights))
+    written = write_changed(settings.out_dir, root_pages + data_files + resolve)[0]
+    static, past_files = _write_static(
+        work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
     units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
-                 everything, data_files + static, changed_pages)
+                 everything, data_files + static, changed_pages, resolve + past_files)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items
@@ -368,27 +385,31 @@ def site_addresses(settings: Settings) -> Addresses:
 
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
-                  addresses: Addresses, lights: list[Light]) -> list[Page]:
-    """The files at site paths outside the generated subtree that data units hold: the pages
-    at addresses records left, the feed, the record schema and the paged index."""
+                  addresses: Addresses, lights: list[Light]) -> tuple[list[Page], list[Page]]:
+    """The files at site paths outside the generated subtree that data units hold: the record
+    schema and the paged index; and, made from the history, the pages at addresses records
+    left and the feed."""
     title = str(base_config(settings.config_file).get("site_name") or "errdocs")
-    files = left_pages(snapshot, catalog, addresses)
-    files.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
-    files.append(Page(SCHEMA_FILE, schema_text(addresses)))
+    files = [Page(SCHEMA_FILE, schema_text(addresses))]
     files += index_files((IndexEntry(x.record.id, x.record.error_message,
                                      catalog.entries[x.record.id].path) for x in lights),
                          addresses)
-    return files
+    past = left_pages(snapshot, catalog, addresses)
+    past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
+    return files, past
 
 
-def _write_static(work: Path, files: list[Page]) -> list[Page]:
+def _write_static(work: Path, files: tuple[list[Page], list[Page]]) -> tuple[list[Page],
+                                                                             list[Page]]:
     """Write the static files whose content changed into the work folder's static tree,
     remove those of earlier builds that are gone; return them as data members (``/path``)."""
     folder = static_dir(work)
-    known = claim(folder, (f.path for f in files))  # listed first: a killed build's are ours
-    write_changed(folder, files)
-    update_manifest(folder, [f.path for f in files], known)
-    return [Page(f"/{f.path}", f.content) for f in files]
+    everything = [f for part in files for f in part]
+    known = claim(folder, (f.path for f in everything))  # listed first: a killed build's
+    write_changed(folder, everything)
+    update_manifest(folder, [f.path for f in everything], known)
+    now, past = ([Page(f"/{f.path}", f.content) for f in part] for part in files)
+    return now, past
 
 
 def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
