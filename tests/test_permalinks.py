@@ -307,6 +307,28 @@ def test_a_rebuild_of_the_same_version_amends_it_and_a_failed_build_changes_noth
     assert [v.name for v in again.versions] == ["v1"]
 
 
+def test_what_a_version_changed_does_not_depend_on_the_builds_in_between(
+        tmp_path: Path) -> None:
+    """A version built three times (a record added then removed, one changed then changed
+    back, one moved twice) ends as if built once: what it changed depends only on the history
+    before it and on its records."""
+    first = _seen(("a", b"1", "o/r/a.md"), ("b", b"1", "o/r/b.md"), ("c", b"1", "o/r/c.md"))
+    final = _seen(("a", b"1", "o/r/a.md"), ("b", b"2", "o/r/b3.md"))
+    direct, amended = tmp_path / "direct", tmp_path / "amended"
+    for work in (direct, amended):
+        _update(work, "v1", first)
+    _update(amended, "v2", _seen(("a", b"2", "o/r/a.md"), ("b", b"1", "o/r/b2.md"),
+                                 ("c", b"1", "o/r/c.md"), ("x", b"1", "o/r/x.md")))
+    _update(amended, "v2", _seen(("a", b"1", "o/r/a.md"), ("b", b"2", "o/r/b2.md"),
+                                 ("x", b"1", "o/r/x.md")))
+    assert _update(amended, "v2", final) == _update(direct, "v2", final)
+    snapshot = _update(direct, "v2", final)
+    assert (snapshot.current.added, snapshot.current.changed, snapshot.current.removed) == (
+        0, 1, 1)
+    assert snapshot.old_paths == (("o/r/b.md", "b"), ("o/r/c.md", "c"))
+    assert [g.id for g in snapshot.gone] == ["c"]
+
+
 def test_removed_records_are_kept_for_keep_versions_and_moved_addresses_while_they_live(
         tmp_path: Path) -> None:
     _update(tmp_path, "v1", _seen(("a", b"1", "o/r/a.md"), ("b", b"1", "o/r/b.md")), keep=2)

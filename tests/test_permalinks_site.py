@@ -31,6 +31,7 @@ from errdocs.records import Origin
 from errdocs.schema import json_schema
 from errdocs.settings import WORK_DIR, load_settings
 from errdocs.sitebuild import build_sharded
+from errdocs.sitestate import site_folder
 from errdocs.validate import Validator
 
 from .conftest import ROOT, SAMPLE, copy_project
@@ -166,6 +167,11 @@ def test_every_page_links_the_opensearch_description_and_the_feed(
 
 # -- Two dataset versions -----------------------------------------------------------------------
 
+def _history(project: Path) -> Path:
+    """Where the history of the project's site folder is."""
+    return site_folder(project / WORK_DIR, (project / "site").resolve()) / HISTORY_FILE
+
+
 def _undated(tree: dict[str, bytes]) -> dict[str, bytes]:
     """The site without the sitemap's dates."""
     out = {k: v for k, v in tree.items() if k != "sitemap.xml.gz"}
@@ -205,7 +211,7 @@ def test_two_versions_in_turn_and_a_cold_build_with_the_first_history(
     first = _version_of(lines, "2026-01-01T00:00:00Z")
     _build(project, _write(tmp_path / "v1.jsonl", first))
     kept = tmp_path / "history-after-v1"
-    shutil.copy(project / WORK_DIR / HISTORY_FILE, kept)
+    shutil.copy(_history(project), kept)
     site = project / "site"
     removed = [first[n]["record"] for n in (3, 4, 5)]
     # A record that does not share its slug (else another record could take its address).
@@ -251,8 +257,8 @@ def test_two_versions_in_turn_and_a_cold_build_with_the_first_history(
                           "Brand new {x}"]  # the newest version first: changed, then added
 
     cold = _fresh(project, tmp_path / "cold")
-    (cold / WORK_DIR).mkdir()
-    shutil.copy(kept, cold / WORK_DIR / HISTORY_FILE)
+    _history(cold).parent.mkdir(parents=True)
+    shutil.copy(kept, _history(cold))
     _build(cold, v2)
     # Byte for byte, but for the sitemap's dates: they come from another memory of earlier
     # builds (lastmod.py), which a cold build does not have.

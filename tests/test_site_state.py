@@ -1,6 +1,5 @@
 """State belongs to one site: any sequence of builds into any site dirs gives a cold build's
-tree (issue 10, finding 2), given the site's history (what its earlier builds saw: a cold
-build with it gives the same site, issue 15)."""
+tree (issue 10, finding 2)."""
 
 from __future__ import annotations
 
@@ -13,10 +12,8 @@ from click.testing import CliRunner
 
 from errdocs import merge
 from errdocs.cli import main
-from errdocs.history import HISTORY_FILE
-from errdocs.settings import WORK_DIR, load_settings
+from errdocs.settings import load_settings
 from errdocs.sitebuild import build_sharded
-from errdocs.sitestate import site_folder
 
 from .conftest import ROOT, SAMPLE, copy_project
 from .test_sharded import _tree
@@ -39,20 +36,11 @@ def _build(project: Path, data: Path, site: Path) -> None:
     build_sharded(settings, [data], jobs=1, show_progress=False)
 
 
-def _history(project: Path, site: Path) -> Path:
-    return site_folder(project / WORK_DIR, site) / HISTORY_FILE
-
-
-def _cold(tmp_path: Path, data: Path, name: str, history: bytes | None = None) -> dict[str,
-                                                                                   bytes]:
-    """The site a cold build of ``data`` gives in a fresh copy of the project (made once),
-    given ``history`` (the site's before the build compared with it)."""
+def _cold(tmp_path: Path, data: Path, name: str) -> dict[str, bytes]:
+    """The site a cold build of ``data`` gives in a fresh copy of the project (made once)."""
     fresh = tmp_path / f"fresh-{name}"
     if not fresh.exists():
         copy_project(fresh)
-        if history is not None:
-            _history(fresh, fresh / "site").parent.mkdir(parents=True)
-            _history(fresh, fresh / "site").write_bytes(history)
         _build(fresh, data, fresh / "site")
     return _tree(fresh / "site")
 
@@ -74,12 +62,10 @@ def test_two_site_dirs_in_turn_each_equal_a_cold_build(
     _build(project, a, site_a)
     _build(project, b, site_b)
     assert _tree(site_b) == _cold(tmp_path, b, "b")
-    before = _history(project, site_a).read_bytes()
     _build(project, a_less, site_a)
-    assert _tree(site_a) == _cold(tmp_path, a_less, "a-less", before)
-    before = _history(project, site_b).read_bytes()
+    assert _tree(site_a) == _cold(tmp_path, a_less, "a-less")
     _build(project, a, site_b)
-    assert _tree(site_b) == _cold(tmp_path, a, "a", before)
+    assert _tree(site_b) == _cold(tmp_path, a, "a")
 
 
 def test_a_failed_swap_puts_the_previous_site_back(

@@ -86,14 +86,18 @@ def changes_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses,
                   keep: int) -> list[Page]:
     """One page per version kept, and the list of them (``changes/index.md``)."""
     gone = {g.id for g in snapshot.gone}
-    feed = Markup(html.escape(addresses.absolute(FEED_FILE) or relative_url(
-        addresses.page_file(CHANGES_INDEX), FEED_FILE)))
+
+    def feed(page: str) -> Markup:
+        """The feed's address from ``page`` (raw HTML: relative to the page's URL)."""
+        return Markup(html.escape(addresses.absolute(FEED_FILE) or relative_url(
+            addresses.page_file(page), FEED_FILE)))
+
     index = CHANGES_INDEX
     pages = [Page(index, environment().get_template("changes_index.md.j2").render(
         meta=_meta(f"What each of the last {len(snapshot.versions)} versions of the dataset "
                    "added, changed and removed."),
         rows=[(v, relative_link(index, changes_path(v.name))) for v in snapshot.versions],
-        keep=keep, feed=feed))]
+        keep=keep, feed=feed(index)))]
     for version in snapshot.versions:
         path = changes_path(version.name)
         lists = [(title, [_row(item, path, catalog, gone, addresses)
@@ -104,7 +108,7 @@ def changes_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses,
                                             ("removed", "Removed", version.removed)) if count]
         pages.append(Page(path, environment().get_template("changes.md.j2").render(
             meta=_meta(_summary(version)), version=version, summary=_summary(version),
-            lists=lists, feed=feed)))
+            lists=lists, feed=feed(path))))
     return pages
 
 

@@ -1,18 +1,23 @@
 """What earlier builds saw: the dataset versions, what each added, changed and removed, and
-the addresses records left. Kept in one SQLite file, ``.errdocs/history.sqlite``.
+the addresses records left. Kept in one SQLite file per site folder
+(``.errdocs/sites/ID/history.sqlite``, see :mod:`errdocs.sitestate`).
 
-A build compares the records it read with the last build's (by a digest of each record's
-content, the envelope's ``datasetVersion`` left out) inside one transaction, renders the pages
-from the result, and commits only once the site is in place: a failed or killed build leaves
-the history as it was (SQLite's journal undoes a half-written transaction), and the next build
-computes the same again. The history is never rebuilt from nothing except by an explicit
-reset (``errdocs build --reset-history``); an unreadable file is an error, not a fresh start.
+A dataset version's changes are the differences between its records and those the previous
+version left (the last build under it), by a digest of each record's content (the envelope's
+``datasetVersion`` left out). The build's version is the ``datasetVersion`` most of its records
+carry. A build under the latest version again (the same data, or data edited without a new
+version) recomputes that version's changes from the same starting point: what a version
+changed depends only on the history before it and on the records, never on the builds in
+between, so a cold build given that history gives the same site. A new name starts a new
+version.
 
-The build's dataset version is the ``datasetVersion`` most of its records carry. A build under
-the version the last build had (the same data rebuilt, or data edited without a new version)
-amends that version; a new name starts a new one. Removed records (their "removed" pages) and
-versions (their "what changed" pages) are kept for ``keep`` versions; the addresses a living
-record had before its message changed are kept as long as it lives (their redirects).
+Each build compares inside one transaction, renders the pages from the result, and commits
+only once the site is in place: a failed or killed build leaves the history as it was
+(SQLite's journal undoes a half-written transaction), and the next build computes the same
+again. The history is never rebuilt from nothing except by an explicit reset (``errdocs build
+--reset-history``); an unreadable file is an error, not a fresh start. Removed records (their
+"removed" pages) and versions (their "what changed" pages) are kept for ``keep`` versions; the
+addresses a living record had before are kept as long as it lives (their redirects).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from types import TracebackType
 from .errors import ErrdocsError
 
 HISTORY_FILE = "history.sqlite"
-FORMAT = "1"
+FORMAT = "2"
 """The layout of the file; another one is refused (with the reset that makes a new one)."""
 DEFAULT_KEEP = 10
 """Versions whose "removed" and "what changed" pages the site keeps, by default."""
@@ -39,24 +44,30 @@ MESSAGE_CHARS = 300
 UNVERSIONED = "unversioned"
 """The version of records whose envelope names none."""
 
-_SCHEMA = """
+_RECORDS = "id TEXT PRIMARY KEY, digest BLOB NOT NULL, path TEXT NOT NULL, " \
+    "message TEXT NOT NULL, repo TEXT NOT NULL"
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS versions(
     seq INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, time TEXT NOT NULL,
     added INTEGER NOT NULL, changed INTEGER NOT NULL, removed INTEGER NOT NULL,
     lists TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS live(
-    id TEXT PRIMARY KEY, digest BLOB NOT NULL, path TEXT NOT NULL, message TEXT NOT NULL,
-    repo TEXT NOT NULL, added INTEGER NOT NULL, changed INTEGER);
+CREATE TABLE IF NOT EXISTS live({_RECORDS});
+CREATE TABLE IF NOT EXISTS base({_RECORDS});
 CREATE TABLE IF NOT EXISTS gone(
-    id TEXT PRIMARY KEY, path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL,
-    seq INTEGER NOT NULL, version TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS old_paths(path TEXT PRIMARY KEY, id TEXT NOT NULL, seq INTEGER NOT NULL);
+    id TEXT NOT NULL, seq INTEGER NOT NULL, path TEXT NOT NULL, message TEXT NOT NULL,
+    repo TEXT NOT NULL, version TEXT NOT NULL, PRIMARY KEY (id, seq));
+CREATE TABLE IF NOT EXISTS old_paths(
+    path TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, PRIMARY KEY (path, seq));
 """
+"""``live``: the last build's records; ``base``: those the previous version left (``live``
+when the current version started); ``gone``: records each version removed; ``old_paths``: the
+pages each version's records left (moved or removed)."""
 
 
 _Row = tuple[str, bytes, str, str, str]
-"""A record as the ``live`` table holds it: id, digest, path, message (cut), repository."""
+"""A record as the ``live`` and ``base`` tables hold it: id, digest, path, message (cut),
+repository."""
 
 
 class HistoryError(ErrdocsError):
@@ -171,7 +182,7 @@ class History:
             for statement in _SCHEMA.split(";"):
                 self._db.execute(statement)
             if reset:
-                for table in ("meta", "versions", "live", "gone", "old_paths"):
+                for table in ("meta", "versions", "live", "base", "gone", "old_paths"):
                     self._db.execute(f"DELETE FROM {table}")
             self._check_format()
         except sqlite3.DatabaseError as exc:
@@ -200,112 +211,111 @@ class History:
             raise sqlite3.DatabaseError(f"layout {row[0]!r}, this errdocs knows {FORMAT!r}")
 
     def update(self, name: str, time: str, records: Iterable[Seen]) -> Snapshot:
-        """Compare ``records`` (this build's) with the last build's under version ``name``."""
+        """The history with ``records`` (this build's) as version ``name``."""
         rows = [(r.id, r.digest, r.path, _cut(r.message), r.repo) for r in records]
         # The same records under the same version and keep as last time (a rebuild): nothing
         # to compare. A digest of them all costs a fraction of comparing them.
         state = _state(name, time, self.keep, rows)
         if self._meta("state") == state:
-            return self._snapshot(int(self._meta("seq") or 0))
-        seq = self._version(name, time)
-        self._diff(seq, name, rows)
-        self._count(seq)
+            return self._snapshot(int(self._meta("seq") or 0), rows)
+        seq, new = self._version(name, time)
+        if new:  # the previous version's records are where this one starts from
+            self._db.execute("DELETE FROM base")
+            self._db.execute("INSERT INTO base SELECT * FROM live")
+        self._changes(seq, name, rows)
+        self._keep_live(rows)
         self._forget(seq - self.keep + 1)
         self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                              (("state", state), ("seq", str(seq))))
-        return self._snapshot(seq)
+        return self._snapshot(seq, rows)
 
     def _meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def _version(self, name: str, time: str) -> int:
-        """The seq of version ``name``: the latest one again, or a new one."""
+    def _version(self, name: str, time: str) -> tuple[int, bool]:
+        """The seq of version ``name``, and whether it is new (else the latest one again)."""
         db = self._db
         latest = db.execute("SELECT seq, name FROM versions ORDER BY seq DESC LIMIT 1").fetchone()
         if latest is not None and latest[1] == name:
             db.execute("UPDATE versions SET time = ? WHERE seq = ?", (time, latest[0]))
-            return int(latest[0])
+            return int(latest[0]), False
         db.execute("DELETE FROM versions WHERE name = ?", (name,))  # an older name again
         seq = (int(latest[0]) if latest else 0) + 1
         db.execute("INSERT INTO versions VALUES (?, ?, ?, 0, 0, 0, '{}')", (seq, name, time))
-        return seq
+        return seq, True
 
-    def _diff(self, seq: int, name: str, rows: list[_Row]) -> None:
-        """Compare in Python (the last build's ids, digests and paths: one read), write only
-        the differences (a few rows a build, not one per record)."""
+    def _changes(self, seq: int, name: str, rows: list[_Row]) -> None:
+        """Version ``seq``'s changes, made again from ``base`` (one read, compared in Python):
+        its counts and lists, the records it removed and the pages its records left."""
         db = self._db
-        before = {i: (d, p) for i, d, p in db.execute("SELECT id, digest, path FROM live")}
+        before = {r[0]: r for r in db.execute("SELECT * FROM base")}
         added: list[_Row] = []
         changed: list[_Row] = []
-        moved: list[tuple[str, _Row]] = []
+        left: list[tuple[str, int, str]] = []
         for row in rows:
             known = before.pop(row[0], None)
             if known is None:
                 added.append(row)
                 continue
-            if known[0] != row[1]:
+            if known[1] != row[1]:
                 changed.append(row)
-            if known[1] != row[2]:
-                moved.append((known[1], row))
-        removed = [(i,) for i in before]
+            if known[2] != row[2]:
+                left.append((known[2], seq, row[0]))
+        removed = list(before.values())
         del before
-        left = "ON CONFLICT(path) DO UPDATE SET id = excluded.id, seq = excluded.seq"
-        # Addresses left: by records whose page moved, and by records removed.
-        db.executemany(f"INSERT INTO old_paths VALUES (?, ?, ?) {left}",
-                       ((old, row[0], seq) for old, row in moved))
-        db.executemany(f"INSERT INTO old_paths SELECT path, id, ? FROM live WHERE id = ? {left}",
-                       ((seq, i) for (i,) in removed))
-        db.executemany("INSERT OR REPLACE INTO gone SELECT id, path, message, repo, ?, ? "
-                       "FROM live WHERE id = ?", ((seq, name, i) for (i,) in removed))
-        db.executemany("DELETE FROM live WHERE id = ?", removed)
-        if db.execute("SELECT 1 FROM gone LIMIT 1").fetchone():
-            db.executemany("DELETE FROM gone WHERE id = ?", ((r[0],) for r in added))
-        db.executemany("UPDATE live SET digest = ?, message = ?, repo = ?, changed = ? "
-                       "WHERE id = ?", ((r[1], r[3], r[4], seq, r[0]) for r in changed))
-        db.executemany("UPDATE live SET path = ? WHERE id = ?",
-                       ((row[2], row[0]) for _, row in moved))
-        db.executemany("INSERT INTO live VALUES (?, ?, ?, ?, ?, ?, NULL)",
-                       ((*r, seq) for r in added))
-        # An address left before is a page again (only added and moved records take new ones).
-        db.executemany("DELETE FROM old_paths WHERE path = ?",
-                       [(r[2],) for r in added] + [(row[2],) for _, row in moved])
+        left += [(r[2], seq, r[0]) for r in removed]
+        db.execute("DELETE FROM gone WHERE seq = ?", (seq,))
+        db.executemany("INSERT INTO gone VALUES (?, ?, ?, ?, ?, ?)",
+                       ((r[0], seq, r[2], r[3], r[4], name) for r in removed))
+        db.execute("DELETE FROM old_paths WHERE seq = ?", (seq,))
+        db.executemany("INSERT INTO old_paths VALUES (?, ?, ?)", left)
+        lists = {kind: [[r[0], r[3], r[2]] for r in sorted(found, key=lambda r: (r[3], r[0]))
+                        [:LIST_LIMIT]]
+                 for kind, found in (("added", added), ("changed", changed),
+                                     ("removed", removed))}
+        db.execute("UPDATE versions SET added = ?, changed = ?, removed = ?, lists = ? "
+                   "WHERE seq = ?", (len(added), len(changed), len(removed),
+                                     json.dumps(lists, ensure_ascii=False), seq))
 
-    def _count(self, seq: int) -> None:
-        """The counts and lists of version ``seq`` (the latest; older ones stay as they were)."""
-        queries = {
-            "added": ("FROM live WHERE added = ?", (seq,)),
-            "changed": ("FROM live WHERE changed = ? AND added != ?", (seq, seq)),
-            "removed": ("FROM gone WHERE seq = ?", (seq,)),
-        }
-        counts, lists = {}, {}
-        for kind, (where, args) in queries.items():
-            counts[kind] = self._db.execute(f"SELECT COUNT(*) {where}", args).fetchone()[0]
-            lists[kind] = self._db.execute(
-                f"SELECT id, message, path {where} ORDER BY message, id LIMIT ?",
-                (*args, LIST_LIMIT)).fetchall()
-        self._db.execute("UPDATE versions SET added = ?, changed = ?, removed = ?, lists = ? "
-                         "WHERE seq = ?", (counts["added"], counts["changed"], counts["removed"],
-                                           json.dumps(lists, ensure_ascii=False), seq))
+    def _keep_live(self, rows: list[_Row]) -> None:
+        """Make ``live`` this build's records, writing only the rows that differ."""
+        db = self._db
+        before = {i: (d, p) for i, d, p in db.execute("SELECT id, digest, path FROM live")}
+        fresh = []
+        for row in rows:
+            known = before.pop(row[0], None)
+            if known is None or known != (row[1], row[2]):
+                fresh.append(row)
+        db.executemany("DELETE FROM live WHERE id = ?", ((i,) for i in before))
+        db.executemany("INSERT OR REPLACE INTO live VALUES (?, ?, ?, ?, ?)", fresh)
 
     def _forget(self, oldest: int) -> None:
-        """Drop what versions before ``oldest`` removed, and those versions."""
+        """Drop the versions before ``oldest`` and what they removed; the pages a living
+        record left stay (its redirects)."""
         db = self._db
         db.execute("DELETE FROM versions WHERE seq < ?", (oldest,))
         db.execute("DELETE FROM gone WHERE seq < ?", (oldest,))
         db.execute("DELETE FROM old_paths WHERE seq < ? AND id NOT IN (SELECT id FROM live)",
                    (oldest,))
 
-    def _snapshot(self, seq: int) -> Snapshot:
+    def _snapshot(self, seq: int, rows: list[_Row]) -> Snapshot:
+        """What the site shows: the versions kept; of each record removed and not back, its
+        latest removal; of each page left and not a page again, its latest record."""
         db = self._db
         versions = tuple(_version_of(row) for row in db.execute(
             "SELECT * FROM versions ORDER BY seq DESC"))
-        gone = tuple(Gone(*row) for row in db.execute(
-            "SELECT id, path, message, repo, version FROM gone ORDER BY id"))
-        old = tuple((str(p), str(i)) for p, i in db.execute(
-            "SELECT path, id FROM old_paths ORDER BY path"))
+        live = {r[0] for r in rows}
+        latest_gone: dict[str, Gone] = {}
+        for row in db.execute("SELECT id, path, message, repo, version FROM gone ORDER BY seq"):
+            if row[0] not in live:
+                latest_gone[row[0]] = Gone(*row)
+        pages = {r[2] for r in rows}
+        latest_left = {p: i for p, i in db.execute(
+            "SELECT path, id FROM old_paths ORDER BY seq") if p not in pages}
         current = next(v for v in versions if v.seq == seq)
-        return Snapshot(current, versions, gone, old)
+        return Snapshot(current, versions, tuple(latest_gone[i] for i in sorted(latest_gone)),
+                        tuple(sorted(latest_left.items())))
 
 
 def _version_of(row: tuple[object, ...]) -> Version:

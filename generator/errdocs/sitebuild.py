@@ -70,7 +70,14 @@ from .unitbuild import (
     unit_dir,
     unit_pages,
 )
-from .write import MANIFEST, TEMPORARY, claim, update_manifest, write_changed
+from .write import (
+    MANIFEST,
+    TEMPORARY,
+    claim,
+    remove_temporaries,
+    update_manifest,
+    write_changed,
+)
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
@@ -404,6 +411,7 @@ def _write_static(work: Path, files: tuple[list[Page], list[Page]]) -> tuple[lis
     """Write the static files whose content changed into the work folder's static tree,
     remove those of earlier builds that are gone; return them as data members (``/path``)."""
     folder = static_dir(work)
+    remove_temporaries(folder)  # what a killed build left (a few hundred files: a quick walk)
     everything = [f for part in files for f in part]
     known = claim(folder, (f.path for f in everything))  # listed first: a killed build's
     write_changed(folder, everything)
