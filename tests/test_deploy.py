@@ -99,8 +99,14 @@ def test_the_workflow_builds_slices_then_merges_then_deploys(built: Built) -> No
     # data units, static files, nor the full-text index's pieces, made by the merge).
     state = sorted(built.project.glob(flow["env"]["LASTMOD"]))
     units = [p for p in (built.project / ".errdocs" / "units").iterdir()
-             if not p.name.startswith(("data-", "search-"))]
+             if not p.name.startswith(("data-", "search-", "past-"))]
     assert {p.parents[1].name for p in state} == {p.name for p in units}
+    # The history: the merge's alone (it builds the units made from it), restored and saved.
+    kept = [s["with"] for s in merge["steps"] if s.get("uses", "").startswith("actions/cache/")
+            and s["with"]["path"] == "${{ env.HISTORY }}"]
+    assert [w.get("restore-keys") for w in kept] == ["errdocs-history-", None]
+    assert kept[0]["key"] == kept[1]["key"] and kept[0]["key"].startswith("errdocs-history-")
+    assert sorted(built.project.glob(flow["env"]["HISTORY"]))  # where a build keeps it
     assert _step(merge, "actions/upload-pages-artifact")["with"]["path"] == "site"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert _step(deploy, "actions/deploy-pages")["id"] == "deployment"

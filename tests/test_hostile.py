@@ -98,7 +98,7 @@ def test_build_reports_the_same_and_gives_every_good_record_its_page(
     written = [p for p in snapshot(out_dir) if p.endswith((".md", ".js"))]
     summary = count.split(": ", 1)[1]
     assert result.stdout == (f"{len(GOOD_IDS)} records, {summary}; pages: {len(written)} written, "
-                             f"0 unchanged, 0 removed; units: 4 built, 0 reused\n"
+                             f"0 unchanged, 0 removed; units: 6 built, 0 reused\n"
                              f"Site built in {hostile_project / 'site'}\n")
     pages = record_pages(out_dir)
     assert set(pages) == GOOD_IDS

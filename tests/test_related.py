@@ -161,7 +161,7 @@ def _check_chosen(chosen: tuple[str, ...], eligible: list[str]) -> None:
 
 def _page_keys(records: list[Record]) -> dict[str, str]:
     catalog = build_catalog(records)
-    lights = [Light(r, f"hash-of-{r.id}", 0, 0, 0) for r in records]
+    lights = [Light(r, f"hash-of-{r.id}", 0, 0, 0, r.id.encode()) for r in records]
     units = plan(lights, catalog, [], "global")
     return {path: key for unit in units for path, key in unit.page_keys}
 

@@ -15,6 +15,9 @@ site's ``docs/errors/`` and ``site/`` are never touched. Overrides:
 - no ``site_url``: canonical links would point at ``.html`` addresses the hosted site lacks;
 - no ``errdocs-lastmod``: the bundle has no use for sitemap dates and must not move the hosted
   site's.
+
+The bundle carries the site's exports too (``/id/<id>/``, ``/api/``), for its records; not the
+history's pages (what changed, removed records, the feed), which belong to the hosted site.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from mkdocs.config.defaults import MkDocsConfig
 
 from .build import run_mkdocs
 from .errors import ErrdocsError, naming
-from .model import GroupKind, group_key, shown_tags
+from .exports import SCHEMA_FILE, IndexEntry, index_files, record_file, schema_text
+from .model import Catalog, GroupKind, group_key, shown_tags
+from .permalinks import ID_FOLDER, Addresses, id_file, redirect_page
 from .pipeline import pages_for
 from .records import Record
 from .scratch import scratch_folder
@@ -100,7 +105,8 @@ class BundleReport:
     records: int
     """Record pages in it."""
     pages: int
-    """HTML pages in it (records, index pages, hand-written pages; not the 404 page)."""
+    """HTML pages in it (records, index pages, hand-written pages; not the 404 page or the
+    ``/id/`` redirects)."""
     size: int
     """Size of the zip in bytes."""
     folder: str
@@ -125,8 +131,9 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
     with scratch_folder(settings.work_dir) as tmp:
         docs, site = tmp / "docs", tmp / "site"
         copy_hand_written(settings.docs_dir, docs, settings.subtree)
-        _, pages = pages_for(records)
+        catalog, pages = pages_for(records)
         write_pages(docs / settings.subtree, pages)
+        _write_exports(docs, records, catalog, settings.subtree)
         (docs / SHIM_URL).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(SHIM, docs / SHIM_URL)
         (docs / KEEP_WORKER_URL).write_text(KEEP_WORKER, "utf-8")
@@ -139,6 +146,32 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
         folder = _folder_name(output)
         page_count = write_zip(site, output, folder)
     return BundleReport(output, len(records), page_count, output.stat().st_size, folder)
+
+
+def _write_exports(docs: Path, records: list[Record], catalog: Catalog, subtree: str) -> None:
+    """The site's exports for the bundle's records, as MkDocs copies them (static files):
+    ``/id/<id>/`` (linking ``.html`` pages, as the bundle's are), ``/api/records/``, the
+    schema and the paged index."""
+    addresses = Addresses(subtree, directory_urls=False)
+    files: dict[str, str] = {}
+    for record in records:
+        page = catalog.entries[record.id].path
+        target = id_file(record.id)
+        files[target] = redirect_page(target, addresses.page_url(page), record.error_message,
+                                      addresses)
+        path, text = record_file(record, page, addresses)
+        files[path] = text
+    files[SCHEMA_FILE] = schema_text(addresses)
+    files.update((p.path, p.content) for p in index_files(
+        (IndexEntry(r.id, r.error_message, catalog.entries[r.id].path) for r in records),
+        addresses))
+    for path, text in files.items():
+        target = docs / path
+        if target.exists():
+            raise BundleError(f"docs/{path}: errdocs writes the bundle's /{path.split('/')[0]}/;"
+                              " move this file elsewhere")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
 
 
 def lunr_plugins(configured: object, *, offline: bool) -> list[object]:
@@ -183,8 +216,13 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    return sum(1 for p in files if p.suffix == ".html" and p.relative_to(site).as_posix()
-               != "404.html")
+    return sum(1 for p in files if p.suffix == ".html" and not _not_a_page(
+        p.relative_to(site).as_posix()))
+
+
+def _not_a_page(path: str) -> bool:
+    """The 404 page and the ``/id/`` redirects are not counted as pages."""
+    return path == "404.html" or path.startswith(f"{ID_FOLDER}/")
 
 
 def lunr_files(languages: list[str]) -> set[str]:

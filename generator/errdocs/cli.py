@@ -14,15 +14,18 @@ from . import jobarray
 from .build import BuildError
 from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
 from .errors import BuildFailed, ErrdocsError, os_failure
+from .exports import FORMATS, export_catalogue, schema_text
+from .history import DEFAULT_KEEP
 from .lock import project_lock
 from .lookup import lookup, report, store
 from .lookup.extract import cut_notes
 from .lookup.show import show as show_page
 from .parallel import default_jobs
+from .permalinks import Addresses
 from .pipeline import Checked, check, generate, open_lookup_index, record_at
 from .problems import summary
 from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
-from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded
+from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded, site_addresses
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),
@@ -61,6 +64,13 @@ SITE_URL = click.option("--site-url", metavar="URL",
                         help="The hosted site's address, e.g. https://errors.example.org/ "
                              "(default: site_url of mkdocs.yml); canonical links, sitemap and "
                              "robots.txt use it.")
+KEEP_VERSIONS = click.option(
+    "--keep-versions", type=click.IntRange(min=1), default=DEFAULT_KEEP, show_default=True,
+    help="Dataset versions whose \"what changed\" and \"removed\" pages the site keeps.")
+RESET_HISTORY = click.option(
+    "--reset-history", is_flag=True,
+    help="Forget what earlier builds saw (dataset versions, removed records, old addresses) "
+         "and start the history from this build's records.")
 FULL_TEXT = click.option("--full-text", is_flag=True,
                          help="Also index the records' whole text with Pagefind (site/pagefind/),"
                               " which the search box offers after its own results. Without it "
@@ -141,15 +151,19 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
                    "a Kubernetes Indexed Job or a Slurm job array (indexes from 0).")
 @FULL_TEXT
 @ENGINE
+@KEEP_VERSIONS
+@RESET_HISTORY
 def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
                   site_url: str | None, strict: bool, jobs: int | None,
-                  shard: Slice | None, full_text: bool, engine: str) -> None:
+                  shard: Slice | None, full_text: bool, engine: str, keep_versions: int,
+                  reset_history: bool) -> None:
     """Generate the pages with their search data and build the site unit by unit (unchanged
     units are reused); --full-text also indexes it with Pagefind. No PATH: the sample
     dataset."""
     engines.require(engine)
     settings = _settings(config_file, site_dir, site_url)
-    _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard, full_text=full_text)
+    _sharded(paths, settings, strict=strict, jobs=jobs, selection=shard, full_text=full_text,
+             history=(keep_versions, reset_history))
     if shard is not None:
         source = f" ({shard.source})" if isinstance(shard, _FoundSlice) else ""
         click.echo(f"Slice {shard.index}/{shard.count}{source} built; run `errdocs merge` "
@@ -163,14 +177,16 @@ def build_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @SITE_URL
 @FULL_TEXT
 @ENGINE
+@KEEP_VERSIONS
 def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | None,
-                  site_url: str | None, full_text: bool, engine: str) -> None:
+                  site_url: str | None, full_text: bool, engine: str,
+                  keep_versions: int) -> None:
     """Assemble the site from units built by `errdocs build --shard I/N` runs (pass the
-    slices' --full-text and --engine too)."""
+    slices' --full-text, --engine and --keep-versions too)."""
     engines.require(engine)  # the units were built by it: their keys name it
     settings = _settings(config_file, site_dir, site_url)
     _sharded(paths, settings, strict=False, jobs=1, selection=None, merge_only=True,
-             full_text=full_text)
+             full_text=full_text, history=(keep_versions, False))
 
 
 @main.command("bundle")
@@ -227,11 +243,13 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
 
 def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs: int | None,
              selection: Slice | None, merge_only: bool = False,
-             full_text: bool = False) -> ShardedReport:
+             full_text: bool = False,
+             history: tuple[int, bool] = (DEFAULT_KEEP, False)) -> ShardedReport:
     inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
     try:
         report = build_sharded(settings, inputs, jobs=jobs or default_jobs(), strict=strict,
-                               selection=selection, merge_only=merge_only, full_text=full_text)
+                               selection=selection, merge_only=merge_only, full_text=full_text,
+                               keep_versions=history[0], reset_history=history[1])
     except StrictProblems as exc:
         problems = exc.args[0]
         for problem in problems:
@@ -252,6 +270,45 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
             f"; {report.searchable} pages in the full-text index")
         click.echo(f"Site built in {settings.site_dir}{searchable}")
     return report
+
+
+@main.command("schema")
+@CONFIG
+@SITE_URL
+def schema_command(config_file: Path, site_url: str | None) -> None:
+    """Print the JSON Schema (draft 2020-12) of a record: what `errdocs check` accepts, made
+    from the same definition. The site serves it as /api/schema.json."""
+    click.echo(schema_text(_addresses(config_file, site_url)), nl=False)
+
+
+@main.command("export")
+@INPUTS
+@CONFIG
+@SITE_URL
+@click.option("--format", "form", type=click.Choice(FORMATS), default="ndjson",
+              show_default=True, help="JSON Lines, or an SQLite file (table `records`).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="The file to write (replaced only if it is an earlier export); JSON Lines "
+                   "go to stdout without it.")
+def export_command(paths: tuple[Path, ...], config_file: Path, site_url: str | None, form: str,
+                   output: Path | None) -> None:
+    """Write the catalogue: every good record with its page's address, as /api/records/
+    serves each. No PATH: the sample dataset."""
+    if form == "sqlite" and output is None:
+        raise click.UsageError("--format sqlite needs --output FILE")
+    addresses = _addresses(config_file, site_url)
+    inputs = paths or (_settings(config_file).project_dir / SAMPLE_DATASET,)
+    exported = export_catalogue(inputs, output, form, addresses)
+    for problem in exported.problems:
+        click.echo(str(problem), err=True)
+    where = "stdout" if output is None else str(output)
+    click.echo(f"{exported.records} records exported to {where} ({form}); "
+               f"{summary(exported.problems)}", err=output is None)
+
+
+def _addresses(config_file: Path, site_url: str | None) -> Addresses:
+    settings = _settings(config_file, site_url=site_url)
+    return site_addresses(settings)
 
 
 @main.command("lookup")

@@ -10,6 +10,8 @@ from functools import lru_cache
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _MAX_LEN = 80
+_PLAIN = re.compile(r"[a-z0-9]{1,80}")
+"""Text :func:`segment` keeps as it is (when not a reserved name)."""
 RESERVED = frozenset({"index", "index.md", "tags", "categories", "repos", "families", "assets",
                       "search",
                       "stylesheets", "javascripts", "404", "sitemap.xml"})
@@ -41,6 +43,19 @@ def segment(value: str, *, reserved: frozenset[str] = RESERVED) -> str:
     if reserved_name:
         cleaned = cleaned.replace(".", "-")  # "aux.md-1a2b3c" would still be "aux" to Windows
     return f"{cleaned or 'x'}-{short_hash(value)}"
+
+
+def exact_segment(value: str) -> str:
+    """A path segment that keeps apart texts differing only in case (record ids, dataset
+    versions): :func:`segment`, with a hash appended when lowercasing alone changed the text.
+    ``2f61984c034089bc`` stays as it is; ``ABC`` and ``abc`` get different segments, on any
+    file system (the offline bundle is unpacked on case-insensitive ones too)."""
+    if _PLAIN.fullmatch(value) and value not in RESERVED:
+        return value  # the common case (hex ids), without segment()'s cache or work
+    cleaned = segment(value)
+    if cleaned == value or cleaned != value.lower():
+        return cleaned  # unchanged, or already given a hash of the original
+    return f"{cleaned}-{short_hash(value)}"
 
 
 def _is_reserved(cleaned: str, reserved: frozenset[str]) -> bool:

@@ -148,14 +148,15 @@ def listed_kinds(catalog: Catalog) -> list[GroupKind]:
     return [k for k in GroupKind if k is not GroupKind.FAMILY or catalog.groups[k]]
 
 
-def render_home(catalog: Catalog) -> Page:
-    """The catalogue's front page, with counts."""
+def render_home(catalog: Catalog, *, changes: bool = False) -> Page:
+    """The catalogue's front page, with counts; ``changes`` adds a link to what each dataset
+    version changed (``changes/index.md``, which ``errdocs build`` makes)."""
     counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
     categories = sorted(catalog.groups[GroupKind.CATEGORY].values(), key=lambda g: g.key)
     template = environment().get_template("home.md.j2")
     return Page("index.md", template.render(
         records=len(catalog.entries), counts=counts,
-        categories=[(g, g.path) for g in categories]))
+        categories=[(g, g.path) for g in categories], changes=changes))
 
 
 def render_all(records: list[Record], catalog: Catalog) -> list[Page]:

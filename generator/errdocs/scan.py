@@ -35,7 +35,7 @@ from .problems import Problem
 from .records import Record
 from .validate import Validator
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 CACHE_FILE = "scan-cache.pickle"
 STAGED_FILE = "scan-cache.pickle.new"
 
@@ -56,6 +56,7 @@ class Cached(NamedTuple):
     line_number: int | None
     description: str
     digest: str
+    dataset_version: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,9 @@ class Light:
     """Byte offset of its JSON text in that file."""
     size: int
     """Length of its JSON text in bytes."""
+    digest: bytes
+    """A digest of the record's content without its envelope: a new ``datasetVersion`` alone
+    does not change it (the history compares records by it)."""
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,7 @@ def _light(line: Line, place: tuple[int, int], cache: dict[bytes, Cached],
         if not validator.accept_known(known.id, known.digest, line.origin):
             return None
         fresh[key] = known
-        return _make_light(known, line, place, key)
+        return _make_light(known, line, place, key, known.digest)
     record = validator.take(line)
     if record is None:
         return None
@@ -196,12 +200,13 @@ def _light(line: Line, place: tuple[int, int], cache: dict[bytes, Cached],
         fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
                             record.message_pattern, record.analyzed_at, tuple(shown_tags(record)),
                             record.background_tag, record.error_class, record.file_path,
-                            record.line_number, describe_record(record), digest)
-    return _make_light(record, line, place, key)
+                            record.line_number, describe_record(record), digest,
+                            record.dataset_version)
+    return _make_light(record, line, place, key, digest)
 
 
 def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
-                key: bytes) -> Light:
+                key: bytes, digest: str | None) -> Light:
     # The light record's documentation is only its first sentences (describe_record), which
     # the site's search shows under each result; pages are rendered from the full record.
     # Its tags are those pages show (at most MAX_LIST_ITEMS), whatever the record holds.
@@ -218,8 +223,11 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
                     error_class=_intern(fields.error_class), documentation=description,
                     # Page titles tell records with one message apart by file and line; the
                     # related lists show other errors of the same file, nearest lines first.
-                    file_path=_intern(fields.file_path), line_number=fields.line_number)
-    return Light(record, key.hex(), *place, len(line.raw))
+                    file_path=_intern(fields.file_path), line_number=fields.line_number,
+                    dataset_version=_intern(fields.dataset_version))
+    # Without a digest (never: a kept record has one) the line's hash stands in.
+    content = bytes.fromhex(digest)[:16] if digest else key
+    return Light(record, key.hex(), *place, len(line.raw), content)
 
 
 def _intern(value: str | None) -> str | None:

@@ -4,8 +4,14 @@
   categories and repositories, the theme's assets and the 404 page.
 - ``hub-NNNN``: the listing pages of some tags, categories and repositories.
 - ``rec-NNNN``: some record pages.
-- ``data-NNNN``: some of the paste box's and the search box's data files (static files: no
-  MkDocs build, hard links), so a changed record re-links only the data units its files are in.
+- ``changes``: the "what changed" pages of the dataset versions kept (see :mod:`.changes`), and
+  ``past-NNNN``: data units of the other files made from the site's history (the feed, the
+  pages at addresses records left, the 404 page's data). The merge builds these, not slices.
+- ``data-NNNN``: some of the paste box's, the search box's and the 404 page's data files, and
+  of the static files at site paths (the feed, ``/api/``, the pages at addresses records
+  left): no MkDocs build, hard links, so a changed record re-links only the data units its
+  files are in. A record's own ``/id/`` page and JSON are made by its record unit, with its
+  page.
 
 Assignment is stable: a record goes to ``rec-(hash(id) mod K)``, a group to
 ``hub-(hash(kind:key) mod H)``, with K and H powers of two chosen from the counts, so units
@@ -36,6 +42,9 @@ tiny; within a unit only pages whose inputs changed are built again."""
 DATA_UNIT_FILES = 1024
 """Data files a data unit aims at: a change links its unit's files again."""
 ROOT = "root"
+CHANGES = "changes"
+PAST = "past"
+"""The prefix of data units made from the site's history (``past-NNNN``)."""
 TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
 
 
@@ -47,6 +56,7 @@ class UnitKind(Enum):
     RECORDS = "rec"
     SEARCH = "search"
     DATA = "data"
+    CHANGES = "changes"
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,8 @@ class Unit:
     """What it holds."""
     members: tuple[str, ...]
     """Record ids (records unit), group ids ``kind:key`` (hub unit), generated-tree paths of
-    data files (data unit); empty for root."""
+    data files or, starting with ``/``, site paths of static files (data unit); empty for
+    root."""
     key: str
     """Hash of every input of the unit's output."""
     page_keys: tuple[tuple[str, str], ...] = ()
@@ -91,16 +102,30 @@ def group_pages(group: Group) -> list[str]:
 
 
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
-         global_key: str, data: Iterable[Page] = ()) -> list[Unit]:
-    """Every unit with its key: root, then hubs, then record units, then data units."""
+         global_key: str, data: Iterable[Page] = (), changes: Iterable[Page] = (),
+         past: Iterable[Page] = ()) -> list[Unit]:
+    """Every unit with its key: root, then hubs, then record units, then data units, then the
+    units made from the site's history (:func:`from_history`): data units of ``past`` files
+    and the "what changed" pages' unit (when there are such pages)."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += _hub_units(catalog, global_key)
     units += _record_units(lights, catalog, global_key)
     units += _data_units(list(data), global_key)
+    units += _data_units(list(past), global_key, PAST)
+    keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
+    if keys:  # a few pages, apart from the root: a new version does not rebuild the root
+        units.append(Unit(CHANGES, UnitKind.CHANGES, tuple(k[0] for k in keys),
+                          _unit_key(global_key, keys), keys))
     return units
 
 
-def _data_units(files: list[Page], global_key: str) -> list[Unit]:
+def from_history(unit: Unit) -> bool:
+    """True for the units made from the site's history: the merge builds them (with the
+    merging project's history), never a ``--shard`` slice, so slices need no history."""
+    return unit.kind is UnitKind.CHANGES or unit.name.startswith(f"{PAST}-")
+
+
+def _data_units(files: list[Page], global_key: str, prefix: str = "data") -> list[Unit]:
     count = unit_count(len(files), DATA_UNIT_FILES)
     members: list[list[Page]] = [[] for _ in range(count)]
     for file in files:
@@ -109,7 +134,7 @@ def _data_units(files: list[Page], global_key: str) -> list[Unit]:
     for number, chosen in enumerate(members):
         if chosen:
             keys = tuple(sorted((f.path, _hash(f.content)) for f in chosen))
-            units.append(Unit(f"data-{number:04d}", UnitKind.DATA, tuple(k[0] for k in keys),
+            units.append(Unit(f"{prefix}-{number:04d}", UnitKind.DATA, tuple(k[0] for k in keys),
                               _unit_key(global_key, keys), keys))
     return units
 

@@ -15,7 +15,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import journal, scratch
+from .changes import (
+    CHANGES_INDEX,
+    FEED_FILE,
+    changes_pages,
+    feed,
+    left_pages,
+    resolve_data,
+    seen,
+    version_time,
+)
 from .errors import InputError, naming
+from .exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
+from .history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from .lastmod import carry
 from .lock import project_lock
 from .lookup import build_index
@@ -25,30 +37,50 @@ from .merge import MergeError, UnitOutput, merge
 from .mkdocs_plugin import nav_paths
 from .model import Catalog, GroupKind, build_catalog
 from .parallel import Workers
+from .permalinks import ID_FOLDER, Addresses
 from .problems import Problem, Severity
 from .progress import Progress, wanted
 from .render import Page, listed_kinds, render_group_list, render_home
-from .scan import STAGED_FILE, Scan, save, scan, stage
+from .scan import STAGED_FILE, Light, Scan, save, scan, stage
 from .searchunits import build_search_unit, plan_search, searchable_pages
-from .settings import Settings
-from .shards import ROOT, Unit, UnitKind, files_key, global_key, group_pages, plan, unit_count
+from .settings import Settings, check_site_url
+from .shards import (
+    ROOT,
+    Unit,
+    UnitKind,
+    files_key,
+    from_history,
+    global_key,
+    group_pages,
+    plan,
+    unit_count,
+)
 from .siteowner import check_site_dir
 from .sitesearch import search_pages
+from .sitestate import site_folder
 from .unitbuild import (
     Context,
     UnitResult,
     base_config,
     dates_enabled,
     is_current,
+    static_dir,
     to_render,
     unit_dates,
     unit_dir,
     unit_pages,
 )
-from .write import MANIFEST, TEMPORARY, claim, update_manifest, write_changed
+from .write import (
+    MANIFEST,
+    TEMPORARY,
+    claim,
+    remove_temporaries,
+    update_manifest,
+    write_changed,
+)
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
-_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS)
+_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
 """Units MkDocs builds, whose pages have sitemap dates."""
 
 
@@ -124,9 +156,13 @@ class _Prepared:
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
                   selection: Slice | None = None, merge_only: bool = False,
-                  show_progress: bool = True, full_text: bool = False) -> ShardedReport:
+                  show_progress: bool = True, full_text: bool = False,
+                  keep_versions: int = DEFAULT_KEEP,
+                  reset_history: bool = False) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
-    also indexes the records' whole text with Pagefind (``site/pagefind/``).
+    also indexes the records' whole text with Pagefind (``site/pagefind/``). The history
+    (what each dataset version changed; see :mod:`errdocs.history`) keeps ``keep_versions``
+    versions and is kept only once the site is in place; ``reset_history`` starts it anew.
 
     Every step that can fail comes before the merge's swap, the one step that changes the
     site: a failure or a kill anywhere leaves the previous site, and the next build (of any
@@ -139,16 +175,21 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     # before the lock is taken, so no worker shares it; naming: the folder of a failed write
     # that names no file.
     with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
-            project_lock(work):
+            project_lock(work), History(site_folder(work, settings.site_dir), keep_versions,
+                                        reset=reset_history) as past:
         _clean_leftovers(work)  # under the lock: no other build is using them
-        prepared = _prepare(settings, paths, strict, full_text)
+        prepared = _prepare(settings, paths, strict, full_text, past)
         units = prepared.units
-        chosen = [u for i, u in enumerate(units) if selection is None or i in selection]
+        # Slices leave the units made from the history to the merge (from_history).
+        chosen = [u for i, u in enumerate(units) if selection is None
+                  or (i in selection and not from_history(u))]
         pending = journal.read(work)
-        ctx, dirty = _to_build(prepared.ctx, [] if merge_only else chosen, pending)
+        ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
+                               if merge_only else chosen, pending)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
-            (page, key) for unit in dirty if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
+            (page, key) for unit in dirty
+            if unit.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
             for page, key in unit.page_keys if page in to_render(ctx, unit)))
         results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
@@ -160,6 +201,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         save(prepared.found, work)
         if selection is None:
             searchable = _assemble(settings, prepared, show_progress, full_text)
+            past.commit()  # the site is in place; a slice's history is the merge's business
     written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
@@ -227,8 +269,9 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
-             full_text: bool) -> _Prepared:
-    """Scan, catalogue, write the root's generated pages, and plan the units."""
+             full_text: bool, past: History) -> _Prepared:
+    """Scan, catalogue, update the history, write the root's generated pages and the data
+    and static files, and plan the units."""
     work = settings.work_dir
     found = scan(paths, work)
     if strict and found.problems:
@@ -242,24 +285,41 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     data = site_data(lookup)  # the paste box's data files
     search = search_pages(settings, lookup, (x.record for x in found.lights),
                           full_text=full_text)  # the search box's
-    root_pages, data_files = _root_pages(catalog), data.pages + search
-    generated = _generated_paths(catalog, root_pages + data_files)
+    addresses = site_addresses(settings)
+    lights = found.lights
+    version = dataset_version(x.record.dataset_version for x in lights)
+    snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
+                           seen(lights, catalog))
+    root_pages = _root_pages(catalog, snapshot)
+    changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
+    data_files = data.pages + search
+    resolve = resolve_data(catalog, snapshot, addresses)
+    generated = _generated_paths(catalog, root_pages + data_files + resolve + changed_pages)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
     hand_written = _hand_written(settings, known)
+    _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, root_pages + data_files)[0]
+    written = write_changed(settings.out_dir, root_pages + data_files + resolve)[0]
+    static, past_files = _write_static(
+        work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
-    units = plan(found.lights, catalog, _root_inputs(settings, root_pages, hand_written),
-                 everything, data_files)
+    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
+                 everything, data_files + static, changed_pages, resolve + past_files)
     sub = settings.subtree
-    ctx = Context(settings, work, catalog, {x.record.id: x for x in found.lights},
+    listed = {catalog.entries[item.id].path for version in snapshot.versions
+              for items in version.lists.values() for item in items
+              if item.id in catalog.entries}  # what the "what changed" pages link to
+    ctx = Context(settings, work, catalog, {x.record.id: x for x in lights},
                   found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
-                                for g in catalog.groups[kind].values()})), strict, everything)
+                                for g in catalog.groups[kind].values()}
+                               | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
+                  addresses=addresses, changes=tuple(changed_pages),
+                  changes_links=tuple(sorted(listed)))
     return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
 
@@ -296,13 +356,68 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
     return results
 
 
-def _root_pages(catalog: Catalog) -> list[Page]:
-    """The lists of all groups and the front page (as render_all makes them)."""
+def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page]:
+    """The lists of all groups and the front page (as render_all makes them; with a link to
+    what each dataset version changed)."""
     pages: list[Page] = []
     for kind in listed_kinds(catalog):
         pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
-    pages.append(render_home(catalog))
+    pages.append(render_home(catalog, changes=snapshot is not None))
     return pages
+
+
+RESERVED_SITE_PATHS = (f"{ID_FOLDER}/", "api/", FEED_FILE)
+"""Site paths errdocs build writes outside the generated subtree (see :func:`_static_files`
+and the record units' companions): no hand-written file may be there."""
+
+
+def _check_reserved(hand_written: list[str]) -> None:
+    clashes = [p for p in hand_written
+               if p == FEED_FILE or p.startswith(RESERVED_SITE_PATHS[:2])]
+    if clashes:
+        raise InputError(f"docs/{clashes[0]}: errdocs writes the site's /{ID_FOLDER}/, /api/ "
+                         f"and /{FEED_FILE}; move this file elsewhere (e.g. docs/about/)")
+
+
+def site_addresses(settings: Settings) -> Addresses:
+    """How the site's pages are addressed: ``mkdocs.yml`` with ``--site-url``."""
+    base = base_config(settings.config_file)
+    site_url = settings.site_url
+    if site_url is None and base.get("site_url"):
+        try:
+            site_url = check_site_url(str(base["site_url"]))
+        except ValueError:
+            site_url = None  # MkDocs reports it; the exports only lose absolute addresses
+    return Addresses(settings.subtree, base.get("use_directory_urls") is not False, site_url)
+
+
+def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
+                  addresses: Addresses, lights: list[Light]) -> tuple[list[Page], list[Page]]:
+    """The files at site paths outside the generated subtree that data units hold: the record
+    schema and the paged index; and, made from the history, the pages at addresses records
+    left and the feed."""
+    title = str(base_config(settings.config_file).get("site_name") or "errdocs")
+    files = [Page(SCHEMA_FILE, schema_text(addresses))]
+    files += index_files((IndexEntry(x.record.id, x.record.error_message,
+                                     catalog.entries[x.record.id].path) for x in lights),
+                         addresses)
+    past = left_pages(snapshot, catalog, addresses)
+    past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
+    return files, past
+
+
+def _write_static(work: Path, files: tuple[list[Page], list[Page]]) -> tuple[list[Page],
+                                                                             list[Page]]:
+    """Write the static files whose content changed into the work folder's static tree,
+    remove those of earlier builds that are gone; return them as data members (``/path``)."""
+    folder = static_dir(work)
+    remove_temporaries(folder)  # what a killed build left (a few hundred files: a quick walk)
+    everything = [f for part in files for f in part]
+    known = claim(folder, (f.path for f in everything))  # listed first: a killed build's
+    write_changed(folder, everything)
+    update_manifest(folder, [f.path for f in everything], known)
+    now, past = ([Page(f"/{f.path}", f.content) for f in part] for part in files)
+    return now, past
 
 
 def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:

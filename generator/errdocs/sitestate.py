@@ -1,8 +1,9 @@
 """What errdocs remembers about each site folder it builds, kept apart site by site.
 
 The merge (:mod:`errdocs.merge`) keeps a spare tree one build behind the live site and a state
-file saying which unit versions each tree holds. One project may build into several site
-folders (``--site-dir``), so both belong to one site folder: they live in
+file saying which unit versions each tree holds; the build keeps the site's history
+(:mod:`errdocs.history`: what each dataset version changed) beside them. One project may
+build into several site folders (``--site-dir``), so all belong to one site folder: they live in
 ``.errdocs/sites/ID/``, ID a hash of the site folder's absolute path. The state also records
 the live folder's identity (device and inode, which renames keep): the old live site becomes
 the next spare only when it is still the folder errdocs put there, not a copy or another site
@@ -22,6 +23,9 @@ from .siteowner import is_ours
 
 SITES = "sites"
 STATE = "state.json"
+KEPT = frozenset({STATE, "history.sqlite", "history.sqlite-journal"})
+"""What a site's folder keeps when a merge clears it: its state and its history
+(:mod:`errdocs.history`, with the journal SQLite rolls a killed build's changes back with)."""
 LEGACY = "trees.json"
 """The one state file every site shared before (issue 10, finding 2); removed when seen."""
 
@@ -40,8 +44,7 @@ class Place:
 
     @classmethod
     def of(cls, work: Path, target: Path) -> Place:
-        name = hashlib.sha256(os.fsencode(target)).hexdigest()[:16]
-        folder = work / SITES / name
+        folder = site_folder(work, target)
         folder.mkdir(parents=True, exist_ok=True)
         same = os.stat(folder).st_dev == os.stat(target.parent).st_dev
         return cls(target, folder, folder if same else target.parent)
@@ -78,8 +81,13 @@ class Place:
         """Remove what an interrupted merge left in this site's folder (under the build lock,
         so no other build is using it)."""
         for child in self.folder.iterdir():
-            if child.name not in (STATE, self.spare.name):
+            if child.name not in KEPT and child.name != self.spare.name:
                 _remove(child)
+
+
+def site_folder(work: Path, target: Path) -> Path:
+    """``.errdocs/sites/ID/``, ID a hash of the site folder's absolute path."""
+    return work / SITES / hashlib.sha256(os.fsencode(target)).hexdigest()[:16]
 
 
 def identity(path: Path) -> list[int] | None:
@@ -104,7 +112,12 @@ def forget_others(work: Path, keep: Place) -> None:
     root = work / SITES
     for folder in root.iterdir() if root.is_dir() else []:
         if folder != keep.folder and not _alive(folder):
-            shutil.rmtree(folder, ignore_errors=True)
+            # Its history stays: it is reset only when asked (errdocs build --reset-history).
+            for child in folder.iterdir():
+                if not child.name.startswith("history.sqlite"):
+                    _remove(child)
+            if not any(folder.iterdir()):
+                folder.rmdir()
     (work / LEGACY).unlink(missing_ok=True)
     for pattern in (".*-spare", ".*-previous", ".*-new-*"):  # trees older versions kept here
         for child in work.glob(pattern):

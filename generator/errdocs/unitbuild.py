@@ -14,7 +14,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -23,8 +23,11 @@ from mkdocs.structure.files import File
 
 from .build import BuildError, run_mkdocs
 from .errors import BuildFailed, naming
+from .exports import record_file
 from .merge import CANNOT_LINK, SITEMAP, keep_sitemap_entries, record_files
 from .model import Catalog, Group, GroupKind
+from .permalinks import Addresses, api_record_file, id_file, redirect_page
+from .records import Record
 from .render import Page, render_group, render_record
 from .scan import Light, read_records
 from .settings import Settings, read_config_data
@@ -66,6 +69,12 @@ class Context:
     unsettled: frozenset[str] = frozenset()
     """Generated-tree paths whose Markdown an unfinished build may have written otherwise
     (:mod:`errdocs.journal`): rendered and built again, never taken from before."""
+    addresses: Addresses = field(default_factory=Addresses)
+    """How pages are addressed (record units write each record's ``/id/`` page and JSON)."""
+    changes: tuple[Page, ...] = ()
+    """The "what changed" pages (rendered: a few, bounded) and, for the changes unit, ..."""
+    changes_links: tuple[str, ...] = ()
+    """... the generated-tree paths of the record pages they link to."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +113,9 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     todo = to_render(ctx, unit)
     reused = {p for p in keys if p not in todo}
     missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
-    written, _ = write_changed(ctx.settings.out_dir, _pages(ctx, unit, todo | missing))
+    companions: dict[str, str] = {}
+    written, _ = write_changed(ctx.settings.out_dir,
+                               _pages(ctx, unit, todo | missing, todo, companions))
     sub = ctx.settings.subtree
     if unit.kind is UnitKind.ROOT:
         owned, stubs = ctx.root_pages, ctx.root_links
@@ -115,6 +126,8 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
     _reuse_outputs(folder, config, kept)
+    if unit.kind is UnitKind.RECORDS:
+        _write_companions(folder, companions, _companion_files(ctx, unit, reused))
     record_files(folder, unit.key, folder / "site.new")
     finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
@@ -129,22 +142,32 @@ def to_render(ctx: Context, unit: Unit) -> set[str]:
 
 
 def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
-    """A data unit's output: its files, linked from the generated tree (written before units
-    are built). A link is safe: the tree's files are replaced, never rewritten in place
-    (write.write_changed), so a later change cannot reach this output or the live site."""
+    """A data unit's output: its files, linked from the generated tree or, for a member
+    starting with ``/`` (a file at a site path, not in the generated subtree: the exports,
+    the feed, the pages at addresses records left), from :func:`static_dir` (both written
+    before units are built). A link is safe: those files are replaced, never rewritten in
+    place (write.write_changed), so a later change cannot reach this output or the live site."""
     fresh, sub = folder / "site.new", ctx.settings.subtree
     shutil.rmtree(fresh, ignore_errors=True)
     for path in unit.members:
-        target = fresh / sub / path
+        if path.startswith("/"):
+            source, target = static_dir(ctx.work_dir) / path[1:], fresh / path[1:]
+        else:
+            source, target = ctx.settings.out_dir / path, fresh / sub / path
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            os.link(ctx.settings.out_dir / path, target)
+            os.link(source, target)
         except OSError as exc:
             if exc.errno not in CANNOT_LINK:
                 raise
-            shutil.copyfile(ctx.settings.out_dir / path, target)  # another file system
+            shutil.copyfile(source, target)  # another file system
     record_files(folder, unit.key, fresh)
     finish(folder, {"key": unit.key, "global": ctx.global_key})
+
+
+def static_dir(work_dir: Path) -> Path:
+    """Where the static files at site paths outside the generated subtree are written."""
+    return work_dir / "static"
 
 
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
@@ -169,12 +192,14 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             groups[group.kind][group.key] = group
-    root = unit.kind is UnitKind.ROOT
+    root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
     sliced = Catalog(entries, groups, catalog.relations.only(related))
     return replace(ctx, catalog=sliced, lights=lights,
                    root_pages=ctx.root_pages if root else (),
                    root_links=ctx.root_links if root else (),
-                   unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled)), unit
+                   unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled),
+                   changes=ctx.changes if changes else (),
+                   changes_links=ctx.changes_links if changes else ()), unit
 
 
 def stamp_of(folder: Path) -> dict[str, object]:
@@ -196,18 +221,56 @@ def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
     return {p for p, k in keys.items() if before.get(p) == k}
 
 
-def _pages(ctx: Context, unit: Unit, wanted: set[str]) -> Iterable[Page]:
-    """The unit's pages whose generated-tree path is in ``wanted``."""
+def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
+           companions: dict[str, str]) -> Iterable[Page]:
+    """The unit's pages whose generated-tree path is in ``wanted``; for records whose page is
+    in ``todo``, their ``/id/`` page and JSON go into ``companions`` (site path to text)."""
     catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
         lights = [ctx.lights[i] for i in unit.members
                   if catalog.entries[i].path in wanted]
         for record in read_records(ctx.sources, lights):
+            page = catalog.entries[record.id].path
+            if page in todo:
+                companions.update(_companions(record, page, ctx.addresses))
             yield render_record(record, catalog)
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             if any(p in wanted for p in group_pages(group)):
                 yield from (p for p in render_group(group) if p.path in wanted)
+    elif unit.kind is UnitKind.CHANGES:
+        yield from (p for p in ctx.changes if p.path in wanted)
+
+
+def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, str]:
+    """A record's files beside its page: ``/id/<id>/`` (a redirect to the page) and
+    ``/api/records/<id>.json``. Both depend on nothing but the record and its page's path,
+    which the page's key holds: they are made and reused with the page."""
+    target = id_file(record.id)
+    json_path, json_text = record_file(record, page, addresses)
+    return {target: redirect_page(target, addresses.page_url(page), record.error_message,
+                                  addresses),
+            json_path: json_text}
+
+
+def _companion_files(ctx: Context, unit: Unit, reused: set[str]) -> list[str]:
+    """The site paths of the companions of the records whose page was reused."""
+    return [path for i in unit.members if ctx.catalog.entries[i].path in reused
+            for path in (id_file(i), api_record_file(i))]
+
+
+def _write_companions(folder: Path, made: dict[str, str], reused: list[str]) -> None:
+    """Put the companions made into the unit's new output; link the reused ones from its
+    previous output (the records and their paths did not change)."""
+    old, fresh = folder / "site", folder / "site.new"
+    for path, text in made.items():
+        target = fresh / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+    for path in reused:
+        target = fresh / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old / path, target)
 
 
 def _groups(ctx: Context, unit: Unit) -> Iterable[Group]:
@@ -227,6 +290,9 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
                 targets.update(related_targets(record, catalog))
+    elif unit.kind is UnitKind.CHANGES:  # the records listed, and the other versions' pages
+        targets.update(ctx.changes_links)
+        targets.update(p for p in unit.members if p not in todo)
     else:
         for group in _groups(ctx, unit):
             pages = group_pages(group)

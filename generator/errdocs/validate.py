@@ -24,13 +24,13 @@ from .schema import (
     MAX_LINE_NUMBER,
     MAX_LIST_ITEMS,
     MAX_TEXT_CHARS,
+    REPO_PATTERN,
     SOURCE_HOST,
     Field,
     Kind,
 )
 
-REPO_FORM = re.compile(r"^[^/\s]+/[^/\s]+$")
-"""``owner/name``: exactly one slash, no blanks. Odd characters are made safe later."""
+REPO_FORM = re.compile(REPO_PATTERN)
 
 # Control characters show as nothing (or a box) and some are markers inside Python-Markdown:
 # the blank-like ones become spaces, the others are dropped. Tab and newline stay. A byte-order
@@ -186,7 +186,7 @@ def _unwrap(item: RawItem) -> tuple[dict[str, object], str | None] | Problem:
     record, version = value["record"], value.get("datasetVersion")
     if not isinstance(record, dict):
         return Problem(*where, f"expected an object, got {_json_type(record)}", field="record")
-    if version is not None and not isinstance(version, str | int):
+    if version is not None and (not isinstance(version, str | int) or isinstance(version, bool)):
         return Problem(*where, f"expected a string, got {_json_type(version)}",
                        field="datasetVersion")
     if not _is_clean(version):

@@ -3,6 +3,7 @@
 // Requests: {"mode": "rank", "lookupJs", "dataDir", "texts", "limit"}
 //           {"mode": "regex", "items": [{"source", "flags", "messages"}]}
 //           {"mode": "helpers", "lookupJs", "templates", "texts"}
+//           {"mode": "hash", "lookupJs", "texts"}: fnv1a of each text (the 404 page's keys)
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -89,4 +90,6 @@ function helpers() {
 }
 
 const modes = { rank, regex, helpers };
+modes.hash = () => request.texts.map(require(request.lookupJs).fnv1a);
+
 process.stdout.write(JSON.stringify(modes[request.mode]()));

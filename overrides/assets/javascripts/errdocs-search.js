@@ -415,5 +415,10 @@
     button.addEventListener("click", () => open(button.dataset.query));
   }
 
+  // A search from the browser's address bar (OpenSearch, /opensearch.xml) lands on a page
+  // with ?q=...: show its results.
+  const asked = new URLSearchParams(location.search).get("q");
+  if (asked && asked.trim()) open(asked.trim());
+
   window.errdocsSearch = { open };
 })();
