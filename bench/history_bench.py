@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from errdocs import changes, exports
-from errdocs.history import History, Seen
-from errdocs.model import Catalog, Entry, GroupKind
-from errdocs.permalinks import Addresses
+from errdocs.catalog.history import History, Seen
+from errdocs.catalog.model import Catalog, Entry, GroupKind
+from errdocs.pages import changes, exports
+from errdocs.pages.permalinks import Addresses
 
 
 def _records(n: int, salt: str = "") -> list[Seen]:

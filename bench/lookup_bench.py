@@ -28,12 +28,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index, lookup, store
 from errdocs.lookup.extract import candidates
 from errdocs.lookup.match import lookup_words
-from errdocs.lookup.sitedata import shard_of, site_data
-from errdocs.model import build_catalog
-from errdocs.records import Origin, Record
+from errdocs.records.record import Origin, Record
+from errdocs.search.pastebox import shard_of, site_data
 
 GENERIC = ["not found: {x}", "invalid argument: {x}", "permission denied: {x}",
            "unexpected end of input", "timeout after {n} ms", "connection refused",

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run
 
 if TYPE_CHECKING:
-    from errdocs.settings import Settings
+    from errdocs.project import Settings
 
 T = TypeVar("T")
 
@@ -50,13 +50,13 @@ def phase(name: str, step: Callable[[], T]) -> T:
 
 def prepare(settings: Settings, data: Path) -> list[object]:
     """sitebuild._prepare, step by step; what it keeps alive."""
-    from errdocs import sitebuild
+    from errdocs import build as sitebuild
+    from errdocs.catalog.model import build_catalog
+    from errdocs.catalog.scan import scan, stage
     from errdocs.lookup import build_index
-    from errdocs.lookup.sitedata import site_data
-    from errdocs.model import build_catalog
-    from errdocs.scan import scan, stage
-    from errdocs.shards import plan
-    from errdocs.write import write_changed
+    from errdocs.pages.write import write_changed
+    from errdocs.search.pastebox import site_data
+    from errdocs.units.plan import plan
 
     work = settings.work_dir
     found = phase("scan", lambda: scan([data], work))
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.no_trace:
         tracemalloc.start()
-    from errdocs.settings import load_settings
+    from errdocs.project import load_settings
 
     phase("imports", lambda: None)
     with tempfile.TemporaryDirectory() as tmp:

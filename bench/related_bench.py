@@ -4,13 +4,13 @@ Light records are made from ``synth.py``'s records (the fields the build keeps o
 repository, slug, message, file, line, category, analysis time). For each N it times, in this
 process, each step the build runs on top of the catalogue it already made:
 
-- ``keys``: every message's family key (:func:`errdocs.family.message_key`);
-- ``index``: :func:`errdocs.related.build_relations` (families, files, categories);
+- ``keys``: every message's family key (:func:`errdocs.catalog.family.message_key`);
+- ``index``: :func:`errdocs.catalog.related.build_relations` (families, files, categories);
 - ``family pages``: the groups of families over two or more repositories;
-- ``lists``: every record's three lists (:meth:`errdocs.model.Catalog.related`), as the plan
+- ``lists``: every record's three lists (:meth:`errdocs.catalog.model.Catalog.related`), as the plan
   and the units ask for them;
 - ``hash inputs``: what every page's input hash holds of them
-  (:func:`errdocs.shards.related_input`);
+  (:func:`errdocs.units.plan.related_input`);
 
 then the memory the index keeps (tracemalloc, after garbage collection) and its peak while
 it is built. ``--worst`` also runs the same records with one message for all and one file
@@ -36,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import synth
 
-from errdocs.family import message_key
-from errdocs.model import GroupKind, build_catalog, family_groups, group_key
-from errdocs.records import Origin, Record
-from errdocs.related import build_relations
-from errdocs.shards import related_input
+from errdocs.catalog.family import message_key
+from errdocs.catalog.model import GroupKind, build_catalog, family_groups, group_key
+from errdocs.catalog.related import build_relations
+from errdocs.records.record import Origin, Record
+from errdocs.units.plan import related_input
 
 T = TypeVar("T")
 

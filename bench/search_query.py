@@ -145,13 +145,13 @@ def measure(site: Path, queries: list[Query]) -> list[Measured]:
 
 def write_data(site: Path, data: Path) -> None:
     """Replace the search and lookup data of SITE with those of DATA (what the build writes)."""
+    from errdocs.catalog.model import build_catalog
+    from errdocs.catalog.scan import scan
     from errdocs.lookup import build_index
-    from errdocs.lookup.searchdata import FOLDER as SEARCH
-    from errdocs.lookup.searchdata import search_data
-    from errdocs.lookup.sitedata import FOLDER as LOOKUP
-    from errdocs.lookup.sitedata import site_data
-    from errdocs.model import build_catalog
-    from errdocs.scan import scan
+    from errdocs.search.pastebox import FOLDER as LOOKUP
+    from errdocs.search.pastebox import site_data
+    from errdocs.search.searchbox import FOLDER as SEARCH
+    from errdocs.search.searchbox import search_data
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as work:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from errdocs.records import Origin, Record
+from errdocs.records.record import Origin, Record
 
 
 def record(id: str, repo: str = "o/r", slug: str = "s", **fields: object) -> Record:

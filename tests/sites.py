@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from errdocs.bundle import BundleReport, make_bundle
+from errdocs.build import ShardedReport, build_sharded
 from errdocs.pipeline import check
-from errdocs.settings import Settings, load_settings
-from errdocs.sitebuild import ShardedReport, build_sharded
+from errdocs.project import Settings, load_settings
+from errdocs.site.bundle import BundleReport, make_bundle
 
 if TYPE_CHECKING:  # Playwright is needed by the browser tests only
     from playwright.sync_api import Browser

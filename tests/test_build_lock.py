@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from errdocs.cli import main
-from errdocs.lock import project_lock
+from errdocs.site.lock import project_lock
 
 from .conftest import SAMPLE
 

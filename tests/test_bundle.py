@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs.bundle import Selection, copy_hand_written, lunr_files, lunr_plugins, select
 from errdocs.cli import _size, main
-from errdocs.render import Page
-from errdocs.write import write_pages
+from errdocs.pages.render import Page
+from errdocs.pages.write import write_pages
+from errdocs.site.bundle import Selection, copy_hand_written, lunr_files, lunr_plugins, select
 
 from . import sites
 from .helpers import record

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from errdocs.cli import main
-from errdocs.siteowner import MARKER, mark
+from errdocs.site.owner import MARKER, mark
 
 from .conftest import ROOT, SAMPLE
 

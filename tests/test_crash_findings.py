@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs import shards
 from errdocs.cli import main
 from errdocs.errors import os_failure
+from errdocs.units import plan as shards
 
 from . import faults
 from .crashscene import LEFTOVER, Scene, build, copy, normal, state, steady, tree

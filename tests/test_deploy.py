@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from errdocs import jobarray
+from errdocs.units import jobarray
 
 from .conftest import ROOT, SAMPLE, Built, copy_project
 from .sites import SITE_URL

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs import engine
 from errdocs.cli import main
+from errdocs.units import engine
 
 from .conftest import Built, copy_project
 from .sites import SAMPLE, SEED_PAGE, SITE_URL

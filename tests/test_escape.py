@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 import markdown
 import pytest
 
-from errdocs import escape
+from errdocs.pages import escape
 
 EXTENSIONS = ["toc", "attr_list", "tables", "md_in_html", "pymdownx.superfences",
               "pymdownx.inlinehilite", "pymdownx.tabbed", "pymdownx.highlight"]

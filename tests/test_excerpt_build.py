@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from errdocs.mkdocs_plugin import RAISES_HERE
-from errdocs.records import excerpt_lines
-from errdocs.schema import MAX_TEXT_CHARS
+from errdocs.plugins.record import RAISES_HERE
+from errdocs.records.record import excerpt_lines
+from errdocs.records.schema import MAX_TEXT_CHARS
 
 from . import sites
 

@@ -1,5 +1,5 @@
 """The same error in several projects: messages equal once placeholders and values are left
-out (errdocs.family)."""
+out (errdocs.catalog.family)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from errdocs.family import MARK, family_label, fold_case, message_key
+from errdocs.catalog.family import MARK, family_label, fold_case, message_key
 
 
 @pytest.mark.parametrize("message", [

@@ -1,4 +1,4 @@
-"""errdocs.frontmatter writes the very bytes yaml.safe_dump writes, and they read back."""
+"""errdocs.pages.frontmatter writes the very bytes yaml.safe_dump writes, and they read back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdocs.frontmatter import dump
+from errdocs.pages.frontmatter import dump
 
 KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,20}", fullmatch=True)
 LEAVES = st.one_of(st.text(), st.lists(st.text(), max_size=4))

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from mkdocs.utils import get_build_date
 
-from errdocs import searchunits
 from errdocs.cli import main
-from errdocs.searchindex import SearchIndexFailed
-from errdocs.siteowner import mark
+from errdocs.search import units as searchunits
+from errdocs.search.fulltext import SearchIndexFailed
+from errdocs.site.owner import mark
 
 from . import sites
 from .conftest import Built
@@ -211,7 +211,7 @@ def test_a_failed_search_index_keeps_the_previous_site(project: Path,
     def broken(*args: object) -> int:
         raise SearchIndexFailed("Pagefind failed to index the records: boom")
 
-    # `errdocs build` indexes the records piece by piece (errdocs.searchunits)
+    # `errdocs build` indexes the records piece by piece (errdocs.search.units)
     monkeypatch.setattr(searchunits, "write_piece", broken)
     result = CliRunner().invoke(main, ["build", "-f", str(project / "mkdocs.yml"),
                                        "--full-text", str(sites.SAMPLE)])

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from mkdocs.utils.meta import get_data
 
 from errdocs.cli import main
-from errdocs.schema import MAX_EXCERPT_LINES, MAX_LIST_ITEMS
+from errdocs.records.schema import MAX_EXCERPT_LINES, MAX_LIST_ITEMS
 
 from .conftest import ROOT
 

@@ -3,7 +3,8 @@
 The hostile fixture is corrupted at random, byte by byte (flipped, inserted and deleted bytes,
 bytes 0x80-0xFF, CR, LF, NUL, a cut end), optionally gzipped, and read by both paths:
 :func:`errdocs.pipeline.check` (``check``, ``generate``, ``serve``, ``bundle``, ``lookup``) and
-:func:`errdocs.scan.scan` then :func:`errdocs.scan.read_records` (``build``, ``merge``), the
+:func:`errdocs.catalog.scan.scan` then :func:`errdocs.catalog.scan.read_records` (``build``,
+``merge``), the
 scan both cold and with the cache of the intact fixture. They must give the same problems, line
 for line, and the same records, field for field (ids and where each was read). The size limit
 and the reader's chunk size are drawn too, so records over the limit and line ends split
@@ -20,9 +21,9 @@ from unittest import mock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from errdocs import load
+from errdocs.catalog.scan import read_records, save, scan
 from errdocs.pipeline import check
-from errdocs.scan import read_records, save, scan
+from errdocs.records.record import read as load
 
 from .conftest import ROOT
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from errdocs.cli import main
-from errdocs.jobarray import FoundSlice, NoSlice, from_environment
+from errdocs.units.jobarray import FoundSlice, NoSlice, from_environment
 
 
 @pytest.mark.parametrize(("environ", "found"), [

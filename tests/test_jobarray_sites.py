@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs import engine, shards
 from errdocs.cli import main
+from errdocs.units import engine
+from errdocs.units import plan as shards
 
 from .conftest import SAMPLE, copy_project
 from .test_sharded import _tree

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdocs import load as load_module
-from errdocs.load import Line, RawItem, decode, read
-from errdocs.problems import Problem
-from errdocs.schema import MAX_RECORD_BYTES
+from errdocs.records.problems import Problem
+from errdocs.records.read import Line, RawItem, decode, read
+from errdocs.records.record import read as load_module
+from errdocs.records.schema import MAX_RECORD_BYTES
 
 REC_A = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom"}
 REC_B = {"id": "b2", "repo": "o/r", "slug": "t", "errorMessage": "bang"}

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index
 from errdocs.lookup.backtrack import exponential
 from errdocs.lookup.index import SLOW
 from errdocs.lookup.patterns import parse
-from errdocs.lookup.sitedata import site_data
-from errdocs.model import build_catalog
+from errdocs.search.pastebox import site_data
 
 from .helpers import record
 

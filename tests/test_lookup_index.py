@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from errdocs.catalog.model import build_catalog
 from errdocs.lookup import How, build_index, lookup
 from errdocs.lookup.index import choose_keys
 from errdocs.lookup.patterns import (
@@ -15,7 +16,6 @@ from errdocs.lookup.patterns import (
     template_regex,
     template_requirements,
 )
-from errdocs.model import build_catalog
 
 from .helpers import record
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index, lookup
 from errdocs.lookup.extract import candidates, cut_notes
 from errdocs.lookup.jsregex import Unconvertible, convert
 from errdocs.lookup.match import lookup_words
 from errdocs.lookup.patterns import template_regex, template_requirements
-from errdocs.lookup.sitedata import VERSION, shard_of, site_data
 from errdocs.lookup.tokens import fnv1a, tokens
-from errdocs.model import build_catalog
+from errdocs.search.pastebox import VERSION, shard_of, site_data
 
 from .conftest import ROOT
 from .helpers import record

@@ -13,13 +13,13 @@ import pytest
 import re2
 from click.testing import CliRunner
 
+from errdocs.catalog.model import build_catalog
 from errdocs.cli import main
 from errdocs.lookup import build_index, lookup
 from errdocs.lookup.extract import MAX_LINE, candidates
 from errdocs.lookup.index import NOT_LINEAR, LookupIndex
 from errdocs.lookup.jsregex import Unconvertible
 from errdocs.lookup.linear import OPTIONS, Linear, Subject, convert
-from errdocs.model import build_catalog
 from errdocs.pipeline import check
 
 from .conftest import ROOT, SAMPLE

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index, memo
 from errdocs.lookup import index as lookup_index
-from errdocs.model import build_catalog
 
 from .helpers import record
 

@@ -10,7 +10,7 @@ import pytest
 
 from errdocs.lookup.extract import candidates
 from errdocs.lookup.match import lookup_words
-from errdocs.lookup.sitedata import shard_of
+from errdocs.search.pastebox import shard_of
 
 from . import sites
 from .conftest import ROOT, Built

@@ -1,4 +1,4 @@
-"""The merge's trees and state belong to one site folder (errdocs.sitestate), on units made by
+"""The merge's trees and state belong to one site folder (errdocs.site.state), on units made by
 hand: fast checks of what the whole-build tests (test_site_state.py) cannot reach cheaply."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from errdocs.merge import UnitOutput, merge, record_files
-from errdocs.siteowner import MARKER, SiteRefused
+from errdocs.site.merge import UnitOutput, merge, record_files
+from errdocs.site.owner import MARKER, SiteRefused
 
 
 def _unit(work: Path, name: str, key: str, files: dict[str, str]) -> UnitOutput:

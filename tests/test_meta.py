@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from errdocs.lastmod import Stamp, parse_date, read_state, stamp, write_state
-from errdocs.meta import (
+from errdocs.pages.meta import (
     describe_record,
     github_repo_url,
     iso_timestamp,
@@ -18,7 +17,8 @@ from errdocs.meta import (
     record_meta,
     shorten,
 )
-from errdocs.records import Origin
+from errdocs.records.record import Origin
+from errdocs.site.lastmod import Stamp, parse_date, read_state, stamp, write_state
 
 from .helpers import record
 

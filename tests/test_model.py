@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from errdocs.model import GroupKind, build_catalog, relative_link, shown_tags
-from errdocs.paths import RESERVED, WINDOWS_DEVICES, segment
+from errdocs.catalog.model import GroupKind, build_catalog, relative_link, shown_tags
+from errdocs.catalog.paths import RESERVED, WINDOWS_DEVICES, segment
 
 from .helpers import record
 

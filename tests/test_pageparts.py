@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdocs.model import build_catalog, record_titles
-from errdocs.pageparts import (
+from errdocs.catalog.model import build_catalog, record_titles
+from errdocs.pages.parts import (
     FixPart,
     commit_url,
     printed_error,
@@ -16,7 +16,7 @@ from errdocs.pageparts import (
     source_links,
     split_fix,
 )
-from errdocs.short import MESSAGE_CHARS, shorten
+from errdocs.pages.short import MESSAGE_CHARS, shorten
 
 from .helpers import record
 

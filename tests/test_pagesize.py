@@ -15,7 +15,7 @@ record pages are held to a budget in two parts, each of which a regression shows
   after; the budget is 5.5. Each of the 40 pages as built before this change is over one of
   the two budgets.
 
-And :func:`errdocs.mkdocs_plugin.lighter_code`, which makes much of the difference, is checked to
+And :func:`errdocs.plugins.compact.lighter_code`, which makes much of the difference, is checked to
 change no character and no character's style in any code block of the sample.
 """
 
@@ -30,8 +30,8 @@ import markdown
 import pytest
 from mkdocs.config import load_config
 
-from errdocs.mkdocs_plugin import compact, lighter_code
 from errdocs.pipeline import check, pages_for
+from errdocs.plugins.compact import compact, lighter_code
 
 from . import sites
 from .conftest import Built

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from errdocs import paging
-from errdocs.mkdocs_plugin import compact
-from errdocs.model import GroupKind, build_catalog
-from errdocs.render import render_all, render_group, render_group_list
+from errdocs.catalog import paging
+from errdocs.catalog.model import GroupKind, build_catalog
+from errdocs.pages.render import render_all, render_group, render_group_list
+from errdocs.plugins.compact import compact
 
 from .helpers import record
 

@@ -20,18 +20,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from errdocs import changes, exports
+from errdocs.catalog.history import (
+    History,
+    HistoryError,
+    Listed,
+    Seen,
+    Snapshot,
+    Version,
+    dataset_version,
+)
+from errdocs.catalog.model import build_catalog
+from errdocs.catalog.paths import exact_segment
 from errdocs.cli import main
-from errdocs.history import History, HistoryError, Listed, Seen, Snapshot, Version, dataset_version
-from errdocs.load import Line, RawItem, decode, read
-from errdocs.model import build_catalog
-from errdocs.paths import exact_segment
-from errdocs.permalinks import Addresses, Removed, fnv1a_utf16, redirect_page, removed_page
+from errdocs.pages import changes, exports
+from errdocs.pages.permalinks import Addresses, Removed, fnv1a_utf16, redirect_page, removed_page
 from errdocs.pipeline import check
-from errdocs.problems import Severity
-from errdocs.records import Origin, Record
-from errdocs.schema import FIELDS, Kind, json_schema
-from errdocs.validate import Validator
+from errdocs.records.problems import Severity
+from errdocs.records.read import Line, RawItem, decode, read
+from errdocs.records.record import Origin, Record
+from errdocs.records.schema import FIELDS, Kind, json_schema
+from errdocs.records.validate import Validator
 
 from .conftest import ROOT, SAMPLE
 from .helpers import record

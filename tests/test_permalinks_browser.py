@@ -12,8 +12,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from errdocs.changes import changes_path
-from errdocs.permalinks import Addresses, Removed, removed_page
+from errdocs.pages.changes import changes_path
+from errdocs.pages.permalinks import Addresses, Removed, removed_page
 
 from . import sites
 from .test_browser import ARTIFACTS, DESKTOP, PHONE, _clean, _h1, _open

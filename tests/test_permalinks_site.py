@@ -19,20 +19,20 @@ import pytest
 from jsonschema import Draft202012Validator
 from mkdocs.utils.meta import get_data
 
-from errdocs import shards
-from errdocs.changes import changes_path
-from errdocs.history import HISTORY_FILE
-from errdocs.load import RawItem
-from errdocs.model import build_catalog
-from errdocs.paths import exact_segment
-from errdocs.permalinks import Addresses
+from errdocs.build import build_sharded
+from errdocs.catalog.history import HISTORY_FILE
+from errdocs.catalog.model import build_catalog
+from errdocs.catalog.paths import exact_segment
+from errdocs.pages.changes import changes_path
+from errdocs.pages.permalinks import Addresses
 from errdocs.pipeline import check
-from errdocs.records import Origin
-from errdocs.schema import json_schema
-from errdocs.settings import WORK_DIR, load_settings
-from errdocs.sitebuild import build_sharded
-from errdocs.sitestate import site_folder
-from errdocs.validate import Validator
+from errdocs.project import WORK_DIR, load_settings
+from errdocs.records.read import RawItem
+from errdocs.records.record import Origin
+from errdocs.records.schema import json_schema
+from errdocs.records.validate import Validator
+from errdocs.site.state import site_folder
+from errdocs.units import plan as shards
 
 from .conftest import ROOT, SAMPLE, copy_project
 

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from errdocs.progress import Progress, duration, live, wanted
+from errdocs.units.progress import Progress, duration, live, wanted
 
 
 class _Tty(io.StringIO):

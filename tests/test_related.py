@@ -1,4 +1,4 @@
-"""Related errors (errdocs.related): bounded lists, each what it says, checked against a
+"""Related errors (errdocs.catalog.related): bounded lists, each what it says, checked against a
 brute-force reading of the catalogue; and what a record page's input hash holds of them."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import posixpath
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdocs.family import message_key
-from errdocs.model import Catalog, GroupKind, build_catalog, group_key
-from errdocs.records import Record
-from errdocs.related import MAX_RELATED
-from errdocs.render import render_record
-from errdocs.scan import Light
-from errdocs.shards import plan
+from errdocs.catalog.family import message_key
+from errdocs.catalog.model import Catalog, GroupKind, build_catalog, group_key
+from errdocs.catalog.related import MAX_RELATED
+from errdocs.catalog.scan import Light
+from errdocs.pages.render import render_record
+from errdocs.records.record import Record
+from errdocs.units.plan import plan
 
 from .helpers import record
 

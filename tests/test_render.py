@@ -9,12 +9,12 @@ from mkdocs.utils.meta import get_data
 from pygments.lexers import get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from errdocs.excerpt import language_for
-from errdocs.meta import record_meta
-from errdocs.model import build_catalog
-from errdocs.records import Record
-from errdocs.render import render_record
-from errdocs.schema import MAX_TEXT_CHARS
+from errdocs.catalog.model import build_catalog
+from errdocs.pages.excerpt import language_for
+from errdocs.pages.meta import record_meta
+from errdocs.pages.render import render_record
+from errdocs.records.record import Record
+from errdocs.records.schema import MAX_TEXT_CHARS
 
 from .helpers import record
 

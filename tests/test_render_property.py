@@ -26,19 +26,19 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from errdocs import pageparts
-from errdocs.escape import safe_url
-from errdocs.excerpt import language_for
-from errdocs.family import message_key
-from errdocs.load import RawItem
-from errdocs.meta import record_meta
-from errdocs.model import Catalog, GroupKind, group_key, shown_tags
+from errdocs.catalog.family import message_key
+from errdocs.catalog.model import Catalog, GroupKind, group_key, shown_tags
+from errdocs.pages import parts as pageparts
+from errdocs.pages.escape import safe_url
+from errdocs.pages.excerpt import language_for
+from errdocs.pages.meta import record_meta
+from errdocs.pages.write import write_pages
 from errdocs.pipeline import pages_for
-from errdocs.problems import Severity
-from errdocs.records import Origin, Record
-from errdocs.schema import FIELDS, SOURCE_HOST, Kind
-from errdocs.validate import Validator
-from errdocs.write import write_pages
+from errdocs.records.problems import Severity
+from errdocs.records.read import RawItem
+from errdocs.records.record import Origin, Record
+from errdocs.records.schema import FIELDS, SOURCE_HOST, Kind
+from errdocs.records.validate import Validator
 
 from .conftest import ROOT
 

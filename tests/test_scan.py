@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from errdocs.pipeline import check
-from errdocs.scan import (
+from errdocs.catalog.scan import (
     CACHE_FILE,
     CACHE_VERSION,
     STAGED_FILE,
@@ -20,6 +19,7 @@ from errdocs.scan import (
     scan,
     stage,
 )
+from errdocs.pipeline import check
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}

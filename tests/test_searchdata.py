@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index
-from errdocs.lookup import searchdata as sd
 from errdocs.lookup.tokens import fnv1a
-from errdocs.model import build_catalog
-from errdocs.settings import load_settings
-from errdocs.sitesearch import hand_page
+from errdocs.project import load_settings
+from errdocs.search import searchbox as sd
+from errdocs.search.hosted import hand_page
 
 from .helpers import record
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from errdocs import searchindex
-from errdocs.model import build_catalog
-from errdocs.scan import read_records, scan
-from errdocs.searchindex import PagefindError, PagefindService, build_index, search_record
+from errdocs.catalog.model import build_catalog
+from errdocs.catalog.scan import read_records, scan
+from errdocs.search import fulltext as searchindex
+from errdocs.search.fulltext import PagefindError, PagefindService, build_index, search_record
 
 from .conftest import SAMPLE
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs import shards
-from errdocs.build import run_mkdocs
+from errdocs.build import RESERVED_SITE_PATHS, build_sharded
 from errdocs.cli import main
-from errdocs.settings import load_settings
-from errdocs.sitebuild import RESERVED_SITE_PATHS, build_sharded
-from errdocs.siteowner import MARKER, MARKER_TEXT
+from errdocs.project import load_settings
+from errdocs.site.owner import MARKER, MARKER_TEXT
+from errdocs.units import plan as shards
+from errdocs.units.mkdocs_run import run_mkdocs
 
 from . import htmlscan
 from .conftest import ROOT, SAMPLE

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from errdocs.cli import main
-from errdocs.siteowner import MARKER, MARKER_TEXT
+from errdocs.site.owner import MARKER, MARKER_TEXT
 
 from .conftest import SAMPLE
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from errdocs import merge
+from errdocs.build import build_sharded
 from errdocs.cli import main
-from errdocs.settings import load_settings
-from errdocs.sitebuild import build_sharded
+from errdocs.project import load_settings
+from errdocs.site import merge
 
 from .conftest import ROOT, SAMPLE, copy_project
 from .test_sharded import _tree

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from errdocs import shards
-from errdocs.settings import load_settings
-from errdocs.sitebuild import build_sharded
+from errdocs.build import build_sharded
+from errdocs.project import load_settings
+from errdocs.units import plan as shards
 
 from .conftest import ROOT
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from errdocs.load import RawItem
-from errdocs.problems import Severity
-from errdocs.records import Origin
-from errdocs.validate import Validator
+from errdocs.records.problems import Severity
+from errdocs.records.read import RawItem
+from errdocs.records.record import Origin
+from errdocs.records.validate import Validator
 
 GOOD = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom"}
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from errdocs.render import Page
-from errdocs.write import WriteReport, write_pages
+from errdocs.pages.render import Page
+from errdocs.pages.write import WriteReport, write_pages
 
 
 def test_rewrites_only_changed_files_and_removes_stale_ones(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The ``errdocs`` command (and ``python -m errdocs``): choose the engine, then run the CLI.
 
-The engine (MkDocs or ProperDocs, see :mod:`errdocs.engine`) must be in place before anything
+The engine (MkDocs or ProperDocs, see :mod:`errdocs.units.engine`) must be in place before anything
 imports MkDocs, and :mod:`errdocs.cli` does: so it is chosen here, from ``--engine`` or
 ``ERRDOCS_ENGINE``, and the CLI is imported after.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from . import engine
+from errdocs.units import engine
 
 
 def main() -> None:
@@ -18,7 +18,7 @@ def main() -> None:
         engine.activate_from(sys.argv[1:])
     except engine.EngineError as exc:
         raise SystemExit(f"Error: {exc.line()}") from None
-    from .cli import main as cli
+    from errdocs.cli import main as cli
 
     cli(prog_name="errdocs")
 

@@ -1,99 +1,502 @@
-"""Stage 6, build: run MkDocs on the project and replace the site only when the build succeeds.
+"""The sharded build: scan → plan units → build the changed ones in parallel → merge.
 
-This is the one place MkDocs builds (every unit, the bundle): with ``--engine properdocs`` the
-``mkdocs`` modules imported here are ProperDocs' (see :mod:`errdocs.engine`).
+Plain functions the CLI calls. See README ("Big datasets") for the flow and how to spread
+``--shard I/N`` runs over machines.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
+import contextlib
+import os
+import re
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
-import click
-from mkdocs.commands.build import build as mkdocs_build
-from mkdocs.config import load_config
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import MkDocsException
+from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
+from errdocs.catalog.model import Catalog, GroupKind, build_catalog
+from errdocs.catalog.scan import STAGED_FILE, Light, Scan, save, scan, stage
+from errdocs.errors import InputError, naming
+from errdocs.lookup import build_index
+from errdocs.lookup import memo as lookup_memo
+from errdocs.pages.changes import (
+    CHANGES_INDEX,
+    FEED_FILE,
+    changes_pages,
+    feed,
+    left_pages,
+    resolve_data,
+    seen,
+    version_time,
+)
+from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
+from errdocs.pages.permalinks import ID_FOLDER, Addresses
+from errdocs.pages.render import Page, listed_kinds, render_group_list, render_home
+from errdocs.pages.write import (
+    MANIFEST,
+    TEMPORARY,
+    claim,
+    remove_temporaries,
+    update_manifest,
+    write_changed,
+)
+from errdocs.plugins.unit import nav_paths
+from errdocs.project import Settings, check_site_url
+from errdocs.records.problems import Problem, Severity
+from errdocs.search.hosted import search_pages
+from errdocs.search.pastebox import site_data
+from errdocs.search.units import build_search_unit, plan_search, searchable_pages
+from errdocs.site import journal
+from errdocs.site.lastmod import carry
+from errdocs.site.lock import project_lock
+from errdocs.site.merge import MergeError, UnitOutput, merge
+from errdocs.site.owner import check_site_dir
+from errdocs.site.state import site_folder
+from errdocs.units import scratch
+from errdocs.units.build import (
+    Context,
+    UnitResult,
+    base_config,
+    dates_enabled,
+    is_current,
+    static_dir,
+    to_render,
+    unit_dates,
+    unit_dir,
+    unit_pages,
+)
+from errdocs.units.plan import (
+    ROOT,
+    Unit,
+    UnitKind,
+    files_key,
+    from_history,
+    global_key,
+    group_pages,
+    plan,
+    unit_count,
+)
+from errdocs.units.progress import Progress, wanted
+from errdocs.units.workers import Workers
 
-from . import engine
-from .errors import BuildFailed
+_H1 = re.compile(rb"^# .*$", re.MULTILINE)
+_DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
+"""Units MkDocs builds, whose pages have sitemap dates."""
 
 
-class BuildError(BuildFailed):
-    """MkDocs failed; the previous site is untouched."""
+@dataclass(frozen=True)
+class Slice:
+    """``--shard I/N``: build only every N-th unit, starting at the I-th (1-based)."""
+
+    index: int
+    """I, from 1 to N."""
+    count: int
+    """N."""
+
+    def __contains__(self, position: int) -> bool:
+        return position % self.count == self.index - 1
 
 
-def run_mkdocs(config_file: Path, site_dir: Path | None, *, strict: bool,
-               adjust: Callable[[MkDocsConfig], None] | None = None,
-               **overrides: Any) -> MkDocsConfig:
-    """``mkdocs build`` of ``config_file`` into ``site_dir``.
+@dataclass(frozen=True)
+class ShardedReport:
+    """What a sharded build did."""
 
-    ``site_dir`` None keeps the config's own. ``overrides`` replace top-level config keys (as
-    ``load_config`` does); ``adjust`` may change the loaded config further before the build.
+    records: int
+    """Good records."""
+    problems: list[Problem]
+    """Everything wrong with the input."""
+    units: int
+    """Units in the plan."""
+    built: int
+    """Units built this run."""
+    reused: int
+    """Units whose earlier output was reused (their inputs did not change)."""
+    pages_built: int
+    """Pages MkDocs built (in built units, only the pages whose inputs changed)."""
+    written: int
+    """Markdown files written (content changed)."""
+    removed: int
+    """Stale Markdown files removed."""
+    merged: bool
+    """True when the site was assembled."""
+    searchable: int | None = None
+    """Pages in the site's search index (when the site was assembled)."""
+    unchanged: int = 0
+    """Generated files left as they were (not rewritten; in reused units, not even made)."""
+    lookup_problems: tuple[Problem, ...] = ()
+    """Record patterns the paste box's lookup could not use."""
+    unconverted: int = 0
+    """Patterns with no JavaScript form or too slow there (the paste box matches those by
+    template)."""
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity is Severity.ERROR]
+
+
+class StrictProblems(InputError):
+    """--strict and the input has problems: nothing was built."""
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Pass 1 and the plan."""
+
+    ctx: Context
+    units: list[Unit]
+    generated: set[str]
+    known: set[str]
+    problems: list[Problem]
+    records: int
+    written: int
+    lookup_problems: tuple[Problem, ...]
+    unconverted: int
+    found: Scan
+
+
+def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
+                  selection: Slice | None = None, merge_only: bool = False,
+                  show_progress: bool = True, full_text: bool = False,
+                  keep_versions: int = DEFAULT_KEEP,
+                  reset_history: bool = False) -> ShardedReport:
+    """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
+    also indexes the records' whole text with Pagefind (``site/pagefind/``). The history
+    (what each dataset version changed; see :mod:`errdocs.catalog.history`) keeps ``keep_versions``
+    versions and is kept only once the site is in place; ``reset_history`` starts it anew.
+
+    Every step that can fail comes before the merge's swap, the one step that changes the
+    site: a failure or a kill anywhere leaves the previous site, and the next build (of any
+    data) gives what a cold build gives.
     """
-    handler = _show_mkdocs_warnings()
-    handler.held = []
-    failed_on_os = False
+    work = settings.work_dir
+    if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
+        check_site_dir(settings, work)
+    # Workers forked first, while this process holds no records (see parallel.Workers), and
+    # before the lock is taken, so no worker shares it; naming: the folder of a failed write
+    # that names no file.
+    with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
+            project_lock(work), History(site_folder(work, settings.site_dir), keep_versions,
+                                        reset=reset_history) as past:
+        _clean_leftovers(work)  # under the lock: no other build is using them
+        prepared = _prepare(settings, paths, strict, full_text, past)
+        units = prepared.units
+        # Slices leave the units made from the history to the merge (from_history).
+        chosen = [u for i, u in enumerate(units) if selection is None
+                  or (i in selection and not from_history(u))]
+        pending = journal.read(work)
+        ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
+                               if merge_only else chosen, pending)
+        _carry_dates(settings, prepared, dirty)
+        pending = journal.record(work, pending, (  # before any unit writes a page
+            (page, key) for unit in dirty
+            if unit.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
+            for page, key in unit.page_keys if page in to_render(ctx, unit)))
+        results = _build(ctx, dirty, workers, show_progress)
+        removed, searchable = 0, None
+        if selection is None:
+            removed = update_manifest(settings.out_dir, sorted(prepared.generated),
+                                      prepared.known)
+        _forget_other_units(work, {u.name for u in units})
+        journal.settle(work, pending, None if selection is None else chosen)
+        save(prepared.found, work)
+        if selection is None:
+            searchable = _assemble(settings, prepared, show_progress, full_text)
+            past.commit()  # the site is in place; a slice's history is the merge's business
+    written = prepared.written + sum(r.written for r in results)
+    return ShardedReport(
+        prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
+        sum(r.pages for r in results), written, removed, selection is None, searchable,
+        max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        prepared.unconverted)
+
+
+def _to_build(ctx: Context, chosen: list[Unit],
+              pending: journal.Journal) -> tuple[Context, list[Unit]]:
+    """The units to build: those not current, and those holding pages an unfinished build
+    may have rewritten (which the context then names, so they are rendered again)."""
+    dirty, unsettled = [], set()
+    for unit in chosen:
+        redo = journal.unsettled(pending, unit)
+        if redo or not is_current(ctx.work_dir, unit):
+            dirty.append(unit)
+            unsettled |= redo
+    return replace(ctx, unsettled=frozenset(unsettled)), dirty
+
+
+def _clean_leftovers(work: Path) -> None:
+    """Remove what killed builds left in the work folder: only files and folders errdocs
+    names itself (temporary files, unit outputs being made, dead bundles' folders). Staging
+    trees are the merge's to clear (``sitestate.Place.clear``); temporary pages in the
+    generated tree go on ``_hand_written``'s walk."""
+    if not work.is_dir():
+        return
+    scratch.remove_dead(work)
+    folders = [work, work / "templates", *(work / "units").glob("*/"),
+               *(work / "units").glob("*/.errdocs/")]
+    for folder in folders:
+        for child in folder.iterdir() if folder.is_dir() else ():
+            name = child.name
+            if name == "site.new" and folder.parent.name == "units" and child.is_dir():
+                shutil.rmtree(child)
+            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
+                                      or name == STAGED_FILE):
+                child.unlink()
+
+
+def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
+              full_text: bool) -> int | None:
+    """Check every unit is current, index the search pieces that changed (``full_text``
+    only), merge the site."""
+    ctx, units = prepared.ctx, prepared.units
+    work = ctx.work_dir
+    stale = [u.name for u in units if not is_current(work, u)]
+    if stale:
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
+                         f"({', '.join(stale[:5])}{more}); build them first")
+    record_units = unit_count(prepared.records)
+    search = plan_search(units, record_units, ctx.global_key) if full_text else []
+    todo = [u for u in search if not is_current(work, u)]
+    progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())
+    for unit in todo:
+        progress.step(build_search_unit(ctx, unit, len(search)).pages)
+    progress.close()
+    everything = units + search
+    merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
+          settings.site_dir, work)
+    _prune_units(work, {u.name for u in everything})
+    return searchable_pages(work, search) if full_text else None
+
+
+def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
+             full_text: bool, past: History) -> _Prepared:
+    """Scan, catalogue, update the history, write the root's generated pages and the data
+    and static files, and plan the units."""
+    work = settings.work_dir
+    found = scan(paths, work)
+    if strict and found.problems:
+        raise StrictProblems(found.problems)
+    found = stage(found, work)
+    catalog = build_catalog(x.record for x in found.lights)
+    memo = lookup_memo.load(work)
+    lookup = build_index([x.record for x in found.lights], catalog, javascript=True, memo=memo)
+    lookup_memo.save(memo, work)
+    del memo  # what the next build needs is on disk
+    data = site_data(lookup)  # the paste box's data files
+    search = search_pages(settings, lookup, (x.record for x in found.lights),
+                          full_text=full_text)  # the search box's
+    addresses = site_addresses(settings)
+    lights = found.lights
+    version = dataset_version(x.record.dataset_version for x in lights)
+    snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
+                           seen(lights, catalog))
+    root_pages = _root_pages(catalog, snapshot)
+    changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
+    data_files = data.pages + search
+    resolve = resolve_data(catalog, snapshot, addresses)
+    generated = _generated_paths(catalog, root_pages + data_files + resolve + changed_pages)
+    # Listed as errdocs' before any is written: a killed build's pages are never taken for
+    # hand-written ones, and the next build removes those it does not make again.
+    known = claim(settings.out_dir, generated)
+    hand_written = _hand_written(settings, known)
+    _check_reserved(hand_written)
+    # Written before any unit is built: every unit reads the nav's titles from them, and data
+    # units copy their files from there.
+    written = write_changed(settings.out_dir, root_pages + data_files + resolve)[0]
+    static, past_files = _write_static(
+        work, _static_files(settings, snapshot, catalog, addresses, lights))
+    everything = _global_key(settings)
+    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
+                 everything, data_files + static, changed_pages, resolve + past_files)
+    sub = settings.subtree
+    listed = {catalog.entries[item.id].path for version in snapshot.versions
+              for items in version.lists.values() for item in items
+              if item.id in catalog.entries}  # what the "what changed" pages link to
+    ctx = Context(settings, work, catalog, {x.record.id: x for x in lights},
+                  found.sources,
+                  tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
+                  tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
+                                for g in catalog.groups[kind].values()}
+                               | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
+                  addresses=addresses, changes=tuple(changed_pages),
+                  changes_links=tuple(sorted(listed)))
+    return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
+                     tuple(lookup.problems), data.unconverted, found)
+
+
+def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
+    """When pages move between units (the number of record or hub units changed, or a unit's
+    folder is gone), give each unit about to be built the sitemap dates of its pages from
+    the units they were in. Nothing is read otherwise: a unit keeps its own pages' dates."""
+    work = prepared.ctx.work_dir
+    if not dirty:
+        return
+    have = {p.parent.parent.name: p for p in work.glob("units/*/.errdocs/lastmod.json")}
+    if not have or {u.name for u in prepared.units if u.kind in _DATED} == set(have) or (
+            not dates_enabled(settings)):
+        return  # a first build, or no page moved
+    carry(have.values(), [(unit_dates(unit_dir(work, u.name))[1], unit_pages(prepared.ctx, u))
+                          for u in dirty if u.kind in _DATED])
+
+
+def _build(ctx: Context, units: list[Unit], workers: Workers,
+           show_progress: bool) -> list[UnitResult]:
+    """Build ``units`` on the workers, showing progress on a terminal."""
+    progress = Progress("units", len(units), enabled=show_progress and wanted())
+    results: list[UnitResult] = []
+
+    def done(result: UnitResult) -> None:
+        results.append(result)
+        progress.step(result.pages)
+
     try:
-        if site_dir is not None:
-            overrides["site_dir"] = str(site_dir)
-        config = load_config(config_file=str(config_file), strict=strict, **overrides)
-        if adjust is not None:
-            adjust(config)
-        config.plugins.on_startup(command="build", dirty=False)
-        try:
-            mkdocs_build(config)
-        finally:
-            config.plugins.on_shutdown()
-    except (MkDocsException, SystemExit) as exc:
-        raise BuildError(f"{engine.display()} build failed: {exc}") from exc
-    except OSError:
-        failed_on_os = True
-        raise
+        workers.run(ctx, units, done)
     finally:
-        held, handler.held = handler.held, None
-        for line in [] if failed_on_os else held:
-            click.echo(line, err=True)
-    return config
+        progress.close()
+    return results
 
 
-class _ClickHandler(logging.Handler):
-    """Sends MkDocs' log records to the current stderr (click's, so tests capture them).
+def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page]:
+    """The lists of all groups and the front page (as render_all makes them; with a link to
+    what each dataset version changed)."""
+    pages: list[Page] = []
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
+    pages.append(render_home(catalog, changes=snapshot is not None))
+    return pages
 
-    While :attr:`held` is a list, errors go there instead: MkDocs logs the error of a page it
-    fails to build and then raises it, and an operating-system failure gets one line of its
-    own from the CLI (the path, what to do), so :func:`run_mkdocs` drops them in that case.
+
+RESERVED_SITE_PATHS = (f"{ID_FOLDER}/", "api/", FEED_FILE)
+"""Site paths errdocs build writes outside the generated subtree (see :func:`_static_files`
+and the record units' companions): no hand-written file may be there."""
+
+
+def _check_reserved(hand_written: list[str]) -> None:
+    clashes = [p for p in hand_written
+               if p == FEED_FILE or p.startswith(RESERVED_SITE_PATHS[:2])]
+    if clashes:
+        raise InputError(f"docs/{clashes[0]}: errdocs writes the site's /{ID_FOLDER}/, /api/ "
+                         f"and /{FEED_FILE}; move this file elsewhere (e.g. docs/about/)")
+
+
+def site_addresses(settings: Settings) -> Addresses:
+    """How the site's pages are addressed: ``mkdocs.yml`` with ``--site-url``."""
+    base = base_config(settings.config_file)
+    site_url = settings.site_url
+    if site_url is None and base.get("site_url"):
+        try:
+            site_url = check_site_url(str(base["site_url"]))
+        except ValueError:
+            site_url = None  # MkDocs reports it; the exports only lose absolute addresses
+    return Addresses(settings.subtree, base.get("use_directory_urls") is not False, site_url)
+
+
+def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
+                  addresses: Addresses, lights: list[Light]) -> tuple[list[Page], list[Page]]:
+    """The files at site paths outside the generated subtree that data units hold: the record
+    schema and the paged index; and, made from the history, the pages at addresses records
+    left and the feed."""
+    title = str(base_config(settings.config_file).get("site_name") or "errdocs")
+    files = [Page(SCHEMA_FILE, schema_text(addresses))]
+    files += index_files((IndexEntry(x.record.id, x.record.error_message,
+                                     catalog.entries[x.record.id].path) for x in lights),
+                         addresses)
+    past = left_pages(snapshot, catalog, addresses)
+    past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
+    return files, past
+
+
+def _write_static(work: Path, files: tuple[list[Page], list[Page]]) -> tuple[list[Page],
+                                                                             list[Page]]:
+    """Write the static files whose content changed into the work folder's static tree,
+    remove those of earlier builds that are gone; return them as data members (``/path``)."""
+    folder = static_dir(work)
+    remove_temporaries(folder)  # what a killed build left (a few hundred files: a quick walk)
+    everything = [f for part in files for f in part]
+    known = claim(folder, (f.path for f in everything))  # listed first: a killed build's
+    write_changed(folder, everything)
+    update_manifest(folder, [f.path for f in everything], known)
+    now, past = ([Page(f"/{f.path}", f.content) for f in part] for part in files)
+    return now, past
+
+
+def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
+    paths = {e.path for e in catalog.entries.values()}
+    for kind in GroupKind:
+        for group in catalog.groups[kind].values():
+            paths.update(group_pages(group))
+    paths.update(p.path for p in root_pages)
+    return paths
+
+
+def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
+    """Docs-relative paths of every file in docs_dir that errdocs did not generate (nor list
+    in its manifest). Temporary files killed runs left in the generated tree are deleted on
+    the way.
+
+    Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
     """
+    docs, sub = str(settings.docs_dir), settings.subtree
+    skip = generated | {MANIFEST}
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                ours = path.startswith(f"{sub}/")
+                if entry.is_dir(follow_symlinks=True):
+                    stack.append(path)
+                elif entry.name.startswith(TEMPORARY):
+                    if ours:
+                        os.unlink(entry.path)
+                elif not (ours and path[len(sub) + 1:] in skip):
+                    found.append(path)
+    return sorted(found)
 
-    held: list[str] | None = None
 
-    def emit(self, record: logging.LogRecord) -> None:
-        line = self.format(record)
-        if record.levelno >= logging.ERROR and self.held is not None:
-            self.held.append(line)
-        else:
-            click.echo(line, err=True)
+def _root_inputs(settings: Settings, root_pages: list[Page],
+                 hand_written: list[str]) -> list[bytes]:
+    parts = [f"{p.path}\0{p.content}".encode() for p in root_pages]
+    for path in hand_written:
+        parts += [path.encode(), (settings.docs_dir / path).read_bytes()]
+    return parts
 
 
-def _show_mkdocs_warnings() -> _ClickHandler:
-    """MkDocs reports through logging; show its warnings the way ``mkdocs build`` does.
+def _global_key(settings: Settings) -> str:
+    """Code, templates, config, theme overrides, and the titles every page's nav shows."""
+    base = base_config(settings.config_file)
+    extra: list[bytes] = []
+    theme = base.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        extra += files_key(settings.project_dir / str(theme["custom_dir"]))
+    extra.append(f"site_url={settings.site_url or base.get('site_url') or ''}".encode())
+    for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
+        try:
+            match = _H1.search((settings.docs_dir / path).read_bytes())
+        except OSError:
+            match = None
+        extra.append(path.encode() + b"\0" + (match.group(0) if match else b""))
+    return global_key(settings.config_file, extra)
 
-    ProperDocs logs under ``properdocs`` and counts the warnings there for ``--strict``; the
-    plugins written for MkDocs (Material's, errdocs') still log under ``mkdocs``, so that
-    logger is made a child of ProperDocs' (as the ``properdocs`` command does).
-    """
-    logger = logging.getLogger(engine.active())
-    if logger.name != engine.MKDOCS:
-        legacy = logging.getLogger(engine.MKDOCS)
-        legacy.parent, legacy.propagate = logger, True
-        legacy.setLevel(logging.NOTSET)
-    handler = next((h for h in logger.handlers if isinstance(h, _ClickHandler)), None)
-    if handler is None:
-        handler = _ClickHandler(logging.WARNING)
-        handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-        logger.addHandler(handler)
-    # Only warnings are shown (and counted by --strict); INFO records would cost per page.
-    logger.setLevel(logging.WARNING)
-    return handler
+
+def _forget_other_units(work: Path, plan: set[str]) -> None:
+    """Unmark the records and hub units of other plans (another unit count): their pages'
+    Markdown is now this plan's, so they must never count as current again. Their folders
+    stay until the merge, which reads their file lists (then :func:`_prune_units`)."""
+    folder = work / "units"
+    for child in folder.iterdir() if folder.is_dir() else ():
+        if child.name not in plan and child.name.startswith(("rec-", "hub-")):
+            (child / "stamp.json").unlink(missing_ok=True)
+
+
+def _prune_units(work: Path, keep: set[str]) -> None:
+    """Drop outputs of units that are no longer in the plan (the unit count changed). After
+    the merge, so it may not fail the build: what stays is pruned next time."""
+    folder = work / "units"
+    with contextlib.suppress(OSError):
+        for child in folder.iterdir() if folder.is_dir() else ():
+            if child.name not in keep and child.name != ROOT:
+                shutil.rmtree(child, ignore_errors=True)

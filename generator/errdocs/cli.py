@@ -9,23 +9,23 @@ from pathlib import Path
 
 import click
 
-from . import engine as engines
-from . import jobarray
-from .build import BuildError
-from .bundle import BundleError, Selection, lunr_plugins, make_bundle, select
-from .errors import BuildFailed, ErrdocsError, os_failure
-from .exports import FORMATS, export_catalogue, schema_text
-from .history import DEFAULT_KEEP
-from .lock import project_lock
-from .lookup import lookup, report, store
-from .lookup.extract import cut_notes
-from .lookup.show import show as show_page
-from .parallel import default_jobs
-from .permalinks import Addresses
-from .pipeline import Checked, check, generate, open_lookup_index, record_at
-from .problems import summary
-from .settings import SAMPLE_DATASET, Settings, load_settings, read_config_data
-from .sitebuild import ShardedReport, Slice, StrictProblems, build_sharded, site_addresses
+from errdocs.build import ShardedReport, Slice, StrictProblems, build_sharded, site_addresses
+from errdocs.catalog.history import DEFAULT_KEEP
+from errdocs.errors import BuildFailed, ErrdocsError, os_failure
+from errdocs.lookup import lookup, report, store
+from errdocs.lookup.extract import cut_notes
+from errdocs.lookup.show import show as show_page
+from errdocs.pages.exports import FORMATS, export_catalogue, schema_text
+from errdocs.pages.permalinks import Addresses
+from errdocs.pipeline import Checked, check, generate, open_lookup_index, record_at
+from errdocs.project import SAMPLE_DATASET, Settings, load_settings, read_config_data
+from errdocs.records.problems import summary
+from errdocs.site.bundle import BundleError, Selection, lunr_plugins, make_bundle, select
+from errdocs.site.lock import project_lock
+from errdocs.units import engine as engines
+from errdocs.units import jobarray
+from errdocs.units.mkdocs_run import BuildError
+from errdocs.units.workers import default_jobs
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 CONFIG = click.option("--config-file", "-f", type=click.Path(dir_okay=False, path_type=Path),

@@ -9,15 +9,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .load import Line, read, read_file
-from .lookup import LookupIndex, build_index, store
-from .lookup.sitedata import site_data
-from .model import Catalog, build_catalog
-from .problems import Problem, Severity
-from .records import Origin, Record
-from .render import Page, render_all
-from .validate import Validator
-from .write import WriteReport, write_pages
+from errdocs.catalog.model import Catalog, build_catalog
+from errdocs.lookup import LookupIndex, build_index, store
+from errdocs.pages.render import Page, render_all
+from errdocs.pages.write import WriteReport, write_pages
+from errdocs.records.problems import Problem, Severity
+from errdocs.records.read import Line, read, read_file
+from errdocs.records.record import Origin, Record
+from errdocs.records.validate import Validator
+from errdocs.search.pastebox import site_data
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ data, and :mod:`.report` and :mod:`.show` print results in the terminal.
 
 from __future__ import annotations
 
-from .index import LookupIndex, Target, build_index
-from .match import How, Match, lookup
+from errdocs.lookup.index import LookupIndex, Target, build_index
+from errdocs.lookup.match import How, Match, lookup
 
 __all__ = ["How", "LookupIndex", "Match", "Target", "build_index", "lookup"]

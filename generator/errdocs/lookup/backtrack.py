@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from .patterns import SubPattern, children
+from errdocs.lookup.patterns import SubPattern, children
 
 Intervals = tuple[tuple[int, int], ...]
 """A set of code points, as sorted disjoint ``(low, high)`` ranges."""

@@ -14,14 +14,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..model import Catalog
-from ..problems import Problem, Severity
-from ..records import Origin, Record
-from .backtrack import exponential
-from .jsregex import JsRegex, Unconvertible, from_tree
-from .linear import Linear, lacks
-from .memo import Memo, PatternFacts
-from .patterns import (
+from errdocs.catalog.model import Catalog
+from errdocs.lookup.backtrack import exponential
+from errdocs.lookup.jsregex import JsRegex, Unconvertible, from_tree
+from errdocs.lookup.linear import Linear, lacks
+from errdocs.lookup.memo import Memo, PatternFacts
+from errdocs.lookup.patterns import (
     Requirements,
     SubPattern,
     parse,
@@ -29,6 +27,8 @@ from .patterns import (
     template_regex,
     template_requirements,
 )
+from errdocs.records.problems import Problem, Severity
+from errdocs.records.record import Origin, Record
 
 COMPILED_CACHE = 20_000
 """Patterns and templates kept compiled between lookups."""

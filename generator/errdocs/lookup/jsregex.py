@@ -24,7 +24,7 @@ import re
 import re._constants as sre  # opcodes of the parse tree (see patterns.py)
 from dataclasses import dataclass
 
-from .patterns import SubPattern, parse
+from errdocs.lookup.patterns import SubPattern, parse
 
 
 class Unconvertible(Exception):

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 
 import re2
 
-from .jsregex import Emitter, Unconvertible
-from .patterns import SubPattern, children, parse
+from errdocs.lookup.jsregex import Emitter, Unconvertible
+from errdocs.lookup.patterns import SubPattern, children, parse
 
 MAX_COUNT = 1000
 """RE2's largest repeat count."""

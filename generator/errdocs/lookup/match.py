@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .extract import candidates
-from .index import LookupIndex, Target
-from .linear import Subject
-from .tokens import tokens
+from errdocs.lookup.extract import candidates
+from errdocs.lookup.index import LookupIndex, Target
+from errdocs.lookup.linear import Subject
+from errdocs.lookup.tokens import tokens
 
 MIN_SIMILARITY = 0.35
 """Below this word similarity a record is not shown."""

@@ -13,9 +13,9 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import naming
-from .jsregex import JsRegex
-from .patterns import Requirements
+from errdocs.errors import naming
+from errdocs.lookup.jsregex import JsRegex
+from errdocs.lookup.patterns import Requirements
 
 FILE = "lookup-memo.pickle"
 VERSION = 2

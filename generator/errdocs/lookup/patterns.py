@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .tokens import is_token_char
+from errdocs.lookup.tokens import is_token_char
 
 WILD = object()
 """A piece that may match token characters (a group, ``\\w+``, ``.``): words next to it are

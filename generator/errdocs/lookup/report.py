@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from .match import How, Match
+from errdocs.lookup.match import How, Match
 
 _UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e"
                      r"\u2066-\u2069\ufeff\ufff9-\ufffb]")

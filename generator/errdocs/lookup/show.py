@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import textwrap
 
-from ..escape import safe_url
-from ..excerpt import Excerpt, excerpt_of
-from ..records import Record
-from .match import Match
-from .report import one_line, safe, why
+from errdocs.lookup.match import Match
+from errdocs.lookup.report import one_line, safe, why
+from errdocs.pages.escape import safe_url
+from errdocs.pages.excerpt import Excerpt, excerpt_of
+from errdocs.records.record import Record
 
 WIDTH = 88
 """Prose is wrapped to this many columns."""

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, overload
 
-from .. import __version__
-from ..errors import ErrdocsError
-from ..load import iter_files
-from ..records import Origin
-from .index import LookupIndex, Target
+from errdocs import __version__
+from errdocs.errors import ErrdocsError
+from errdocs.lookup.index import LookupIndex, Target
+from errdocs.records.read import iter_files
+from errdocs.records.record import Origin
 
 FORMAT = 1
 """Version of the file layout; a file of another version is rebuilt."""

@@ -1,0 +1,1 @@
+"""The catalogue: where every record lives, its groups, families, related errors, history."""

@@ -1,0 +1,277 @@
+"""Stage 3, model: place every record at a stable URL, group records by tag, category,
+repository and family (the same error in several repositories, :mod:`errdocs.catalog.family`), and
+index which records each page lists as related (:mod:`errdocs.catalog.related`). Everything here is
+light (no record text), so it stays small at any scale."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from markupsafe import Markup
+
+from errdocs.catalog.family import family_label, message_key
+from errdocs.catalog.paths import disambiguate, segment
+from errdocs.catalog.related import Related, Relations, build_relations
+from errdocs.pages.short import MESSAGE_CHARS, shorten
+from errdocs.records.record import Record
+from errdocs.records.schema import MAX_LIST_ITEMS
+
+
+class GroupKind(Enum):
+    """What an index page groups by; the value is its folder in the generated tree."""
+
+    TAG = "tags"
+    CATEGORY = "categories"
+    REPO = "repos"
+    FAMILY = "families"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What an index page shows of a record."""
+
+    record_id: str
+    """The record's id."""
+    path: str
+    """The record page, relative to the generated subtree, e.g. ``o/r/slug.md``."""
+    message: str
+    """The error message template."""
+    repo: str
+    """``owner/name`` as written in the record."""
+    file: str | None = None
+    """The raising file, as written in the record."""
+    line: int | None = None
+    """The raising line."""
+    family: str | None = None
+    """Its family's key (:func:`errdocs.catalog.family.message_key`) when the family has two or more
+    records: kept so a page's lists need not normalise its message again."""
+    title: str | None = None
+    """The page's title when its message alone does not tell it from another record's page
+    (:func:`record_titles`); ``None`` otherwise."""
+
+    @property
+    def sort_key(self) -> tuple[str, str, str]:
+        return (self.message.casefold(), self.repo.casefold(), self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The records sharing one tag, category or repository."""
+
+    kind: GroupKind
+    """What it groups by."""
+    key: str
+    """Normalised value (case-folded, blanks collapsed) that records are grouped on."""
+    label: str
+    """The value as written most often in the data."""
+    path: str
+    """Its index page, relative to the generated subtree."""
+    entries: tuple[Entry, ...]
+    """Its records, sorted by message, repository and path."""
+
+    @property
+    def repo_count(self) -> int:
+        """How many repositories its records are raised in."""
+        return len({group_key(GroupKind.REPO, e.repo) for e in self.entries})
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Where every page goes and what every index page lists."""
+
+    entries: dict[str, Entry]
+    """Record id to its entry."""
+    groups: dict[GroupKind, dict[str, Group]]
+    """Kind, then group key, to group. Families have a group only when they span two or
+    more repositories."""
+    relations: Relations = field(default_factory=Relations)
+    """Which records each record page lists as related."""
+
+    def group_of(self, kind: GroupKind, value: str) -> Group:
+        """The group a raw tag / category / repository value belongs to."""
+        return self.groups[kind][group_key(kind, value)]
+
+    def related(self, record: Record) -> Related:
+        """The related lists of ``record``'s page."""
+        category = group_key(GroupKind.CATEGORY, record.background_tag or "")
+        return self.relations.of(record.id, self.entries[record.id].family, category,
+                                 self.entries)
+
+    def family_of(self, record: Record) -> Group | None:
+        """The family page ``record`` is listed on, if its family has one."""
+        family = self.entries[record.id].family
+        return None if family is None else self.groups[GroupKind.FAMILY].get(family)
+
+    @property
+    def repo_count(self) -> int:
+        return len(self.groups[GroupKind.REPO])
+
+
+def group_key(kind: GroupKind, value: str) -> str:
+    """Tags and categories group case- and blank-insensitively; repositories by name;
+    families by message, placeholders and values left out."""
+    if kind is GroupKind.FAMILY:
+        return message_key(value)
+    return " ".join(value.split()).casefold()
+
+
+def shown_tags(record: Record) -> list[str]:
+    """The tags a record's page shows and is listed under: in order, without blanks or repeats
+    of one normalised tag, at most :data:`MAX_LIST_ITEMS` of them."""
+    seen: dict[str, str] = {}
+    for value in record.tags:
+        key = group_key(GroupKind.TAG, value)
+        if key and key not in seen:
+            seen[key] = value
+            if len(seen) == MAX_LIST_ITEMS:
+                break
+    return list(seen.values())
+
+
+def build_catalog(records: Iterable[Record]) -> Catalog:
+    """Assign paths and collect groups. Deterministic for the same set of records."""
+    records = sorted(records, key=lambda r: (r.repo.casefold(), r.analyzed_at or "", r.id))
+    repo_dirs = _repo_dirs(r.repo for r in records)
+    entries: dict[str, Entry] = {}
+    taken: dict[str, set[str]] = defaultdict(set)
+    # Oldest analysis first: a record added later never takes an existing record's URL.
+    for record in records:
+        repo_dir = repo_dirs[group_key(GroupKind.REPO, record.repo)]
+        suffix = segment(record.id)[:8].rstrip("-.")
+        name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
+        path = f"{repo_dir}/{name}.md"
+        entries[record.id] = Entry(record.id, path, record.error_message, record.repo,
+                                   record.file_path, record.line_number)
+    for record_id, title in record_titles(records).items():
+        entries[record_id] = replace(entries[record_id], title=title)
+    relations = build_relations(
+        ((r.id, message_key(r.error_message),
+          group_key(GroupKind.CATEGORY, r.background_tag or "")) for r in records), entries)
+    for key, members in relations.families.items():
+        for record_id in members:
+            entries[record_id] = replace(entries[record_id], family=key)
+    groups: dict[GroupKind, dict[str, Group]] = {
+        kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind
+        if kind is not GroupKind.FAMILY}
+    groups[GroupKind.FAMILY] = family_groups(relations, entries)
+    return Catalog(entries, groups, relations)
+
+
+def record_titles(records: Iterable[Record]) -> dict[str, str]:
+    """Page titles for the records whose message alone is not unique: the message, then the
+    repository, then the file and line, then the record's id, as far as needed to tell them
+    apart. Records missing from the result are titled by their message alone.
+
+    Each record's title depends on the other records: a page's input hash holds its title
+    (:func:`errdocs.units.plan._record_input`), so adding a record with the same message rebuilds
+    the pages whose titles change. Linear in the number of records.
+    """
+    records = list(records)
+    counts = Counter(_title(r, 0) for r in records)
+    pending = [r for r in records if counts[_title(r, 0)] > 1]
+    titles = {r.id: _title(r, 0) for r in pending}
+    levels = dict.fromkeys(titles, 0)
+    for _ in range(_MAX_ROUNDS):
+        clashing = [r for r in pending if counts[titles[r.id]] > 1 and levels[r.id] < 3]
+        if not clashing:
+            break
+        for record in clashing:  # all of a clashing title move on, none keeps it
+            counts[titles[record.id]] -= 1
+        for record in clashing:
+            levels[record.id] += 1
+            titles[record.id] = _title(record, levels[record.id])
+            counts[titles[record.id]] += 1
+    return {i: title for i, title in titles.items() if levels[i]}
+
+
+_MAX_ROUNDS = 8
+"""Rounds of :func:`record_titles`: three suffice unless a message spells another's title."""
+
+
+def _title(record: Record, level: int) -> str:
+    """The title at one level of detail (0: the message alone)."""
+    base = shorten(record.error_message, MESSAGE_CHARS)
+    if level == 0:
+        return base
+    where = [" ".join(record.repo.split())]
+    if level == 2 and (record.file_path or record.line_number is not None):
+        path = " ".join((record.file_path or "").split())
+        line = "" if record.line_number is None else f"line {record.line_number}"
+        where.append(f"{path}:{record.line_number}" if path and line else path or line)
+    elif level >= 2:
+        where.append(f"record {' '.join(record.id.split())}")
+    return f"{base} ({', '.join(where)})"
+
+
+def _repo_dirs(repos: Iterable[str]) -> dict[str, str]:
+    """``owner/name`` folder per repository key, distinct even for hostile names."""
+    taken: set[str] = set()
+    dirs: dict[str, str] = {}
+    for key in sorted({group_key(GroupKind.REPO, r) for r in repos}):
+        owner, name = key.split("/", 1)
+        wanted = f"{segment(owner)}/{segment(name, reserved=frozenset({'index'}))}"
+        dirs[key] = disambiguate(wanted, taken, segment(key))
+    return dirs
+
+
+def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
+            repo_dirs: dict[str, str]) -> dict[str, Group]:
+    members: dict[str, list[Entry]] = defaultdict(list)
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in records:
+        for value in _values(kind, record):
+            key = group_key(kind, value)
+            if not key:
+                continue  # a blank tag groups nothing
+            members[key].append(entries[record.id])
+            spellings[key][" ".join(value.split())] += 1
+    taken: set[str] = set()
+    groups = {}
+    for key in sorted(members):
+        if kind is GroupKind.REPO:
+            path = f"{repo_dirs[key]}/index.md"
+        else:
+            path = f"{kind.value}/{disambiguate(segment(key), taken, segment(key + '#'))}.md"
+        label = min(spellings[key].items(), key=lambda item: (-item[1], item[0]))[0]
+        ordered = tuple(sorted(set(members[key]), key=lambda e: e.sort_key))
+        groups[key] = Group(kind, key, label, path, ordered)
+    return groups
+
+
+def family_groups(relations: Relations, entries: dict[str, Entry]) -> dict[str, Group]:
+    """A group for each family over two or more repositories, labelled with its most
+    common message, variable parts shown as "…"."""
+    taken: set[str] = set()
+    groups = {}
+    for key in sorted(relations.family_repos):
+        members = [entries[i] for i in relations.families[key]]
+        spellings: Counter[str] = Counter()
+        for message, count in Counter(e.message for e in members).items():
+            spellings[family_label(message)] += count  # each distinct message masked once
+        label = min(spellings.items(), key=lambda item: (-item[1], item[0]))[0]
+        name = disambiguate(segment(key), taken, segment(key + "#"))
+        path = f"{GroupKind.FAMILY.value}/{name}.md"
+        groups[key] = Group(GroupKind.FAMILY, key, label, path,
+                            tuple(sorted(members, key=lambda e: e.sort_key)))
+    return groups
+
+
+def _values(kind: GroupKind, record: Record) -> tuple[str, ...]:
+    if kind is GroupKind.TAG:
+        return tuple(shown_tags(record))
+    if kind is GroupKind.CATEGORY:
+        return (record.background_tag,) if record.background_tag else ()
+    return (record.repo,)
+
+
+def relative_link(source: str, target: str) -> Markup:
+    """Relative Markdown link from one page to another (both relative to the same root).
+
+    Paths are built from safe segments only (:mod:`errdocs.catalog.paths`), so the link is safe
+    as is.
+    """
+    return Markup(posixpath.relpath(target, posixpath.dirname(source) or "."))

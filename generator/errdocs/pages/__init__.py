@@ -1,0 +1,1 @@
+"""Markdown pages from records: render, templates, excerpt, escape, front matter, write."""

@@ -1,0 +1,234 @@
+"""Stage 4, render: Markdown for record pages and index pages, from Jinja templates.
+
+Templates are safe by default: every plain string printed with ``{{ }}`` is escaped by
+:func:`_finalize`; only values the filters below produce (``Markup``) are printed as they are.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TypeVar
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from errdocs.catalog import paging
+from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
+from errdocs.catalog.paging import PagerLink
+from errdocs.pages import escape, frontmatter
+from errdocs.pages import parts as pageparts
+from errdocs.pages.excerpt import excerpt_of, language_for
+from errdocs.pages.meta import group_meta, list_meta, record_meta
+from errdocs.records.record import Record
+from errdocs.records.schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page:
+    """A generated Markdown file."""
+
+    path: str
+    """Relative to the generated subtree, POSIX separators."""
+    content: str
+    """The Markdown text."""
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, Markup) or value is None:
+        return value if value is not None else ""
+    if isinstance(value, str):
+        return escape.text(_cut(value))
+    return value
+
+
+@cache
+def environment() -> Environment:
+    """The Jinja environment for Markdown templates (one per process)."""
+    env = Environment(
+        loader=PackageLoader("errdocs.pages", "templates"),
+        finalize=_finalize,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        auto_reload=False,  # templates do not change while errdocs runs: no stat per page
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # Markdown, not HTML: _finalize does the escaping
+    )
+    env.filters.update(
+        prose=lambda v: escape.prose(_cut(v)),
+        inline=lambda v: escape.inline(_cut(v)),
+        code_span=lambda v: escape.code_span(_cut(v)),
+        fenced=_fenced,
+        front_matter=_front_matter,
+    )
+    return env
+
+
+TOP_TAGS = 10
+"""Tags shown in a record page's header; with more, all of them are listed at its end."""
+
+
+def render_record(record: Record, catalog: Catalog) -> Page:
+    """The page of one record."""
+    entry = catalog.entries[record.id]
+    source_url = escape.safe_url(record.github_url, host=SOURCE_HOST)
+    tags = shown_tags(record)
+    printed, shows_class = pageparts.printed_error(record)
+    context = {
+        "r": record,
+        "meta": record_meta(record, tags, title=entry.title),
+        "excerpt": excerpt_of(record),
+        "language": language_for(record.file_path or ""),
+        "printed": printed,
+        "class_shown": shows_class,
+        "source": pageparts.source_links(record),
+        "source_text": record.github_url if source_url is None else None,
+        "fix": pageparts.split_fix(record.example_fix) if record.example_fix else None,
+        "commit_url": pageparts.commit_url(record),
+        "analyzed": pageparts.readable_date(record.analyzed_at),
+        "released": pageparts.readable_date(record.dataset_version),
+        "solutions": record.solutions[:MAX_LIST_ITEMS],
+        "tips": record.prevention_tips[:MAX_LIST_ITEMS],
+        "more_solutions": max(0, len(record.solutions) - MAX_LIST_ITEMS),
+        "more_tips": max(0, len(record.prevention_tips) - MAX_LIST_ITEMS),
+        "tags": _links(entry, [catalog.group_of(GroupKind.TAG, t) for t in tags]),
+        "top_tags": TOP_TAGS,
+        "category": _category_link(record, entry, catalog),
+        "repo_link": relative_link(entry.path, catalog.group_of(GroupKind.REPO, record.repo).path),
+        "related": _related(record, entry, catalog),
+        "catalogue_link": relative_link(entry.path, "index.md"),
+        "handling": [(label, code) for label, code in (
+            ("Validation", record.validation_code), ("Type guard", record.type_guard),
+            ("Try / catch", record.try_catch_pattern)) if code],
+    }
+    return Page(entry.path, environment().get_template("record.md.j2").render(context))
+
+
+def render_group(group: Group) -> list[Page]:
+    """The index pages of one tag, category or repository (several when it is long)."""
+    template = environment().get_template(f"{group.kind.value}.md.j2")
+    pages = []
+    for path, rows, links in _paginate(group.path, group.entries):
+        pages.append(Page(path, template.render(
+            group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
+            meta=group_meta(group))))
+    return pages
+
+
+def render_group_list(kind: GroupKind, catalog: Catalog) -> list[Page]:
+    """The pages listing every tag, category or repository, most records first."""
+    first = f"{kind.value}/index.md"
+    groups = sorted(catalog.groups[kind].values(), key=lambda g: (-len(g.entries), g.key))
+    template = environment().get_template("group_list.md.j2")
+    pages = []
+    for path, rows, links in _paginate(first, groups):
+        pages.append(Page(path, template.render(
+            kind=kind.value, rows=[(g, relative_link(path, g.path)) for g in rows],
+            pager=links, total=len(groups), meta=list_meta(kind, len(groups)))))
+    return pages
+
+
+def _paginate(first: str, rows: Sequence[T]) -> Iterator[
+        tuple[str, Sequence[T], list[tuple[PagerLink, Markup]]]]:
+    """Path, rows and pager links of each page of a listing."""
+    count = paging.page_count(len(rows))
+    for number in range(1, count + 1):
+        path = paging.page_path(first, number)
+        links = [(link, relative_link(path, paging.page_path(first, link.number)))
+                 for link in paging.pager(number, count)]
+        yield path, paging.chunk(rows, number), links
+
+
+def listed_kinds(catalog: Catalog) -> list[GroupKind]:
+    """The kinds of group with a page listing them all: families only when there is one."""
+    return [k for k in GroupKind if k is not GroupKind.FAMILY or catalog.groups[k]]
+
+
+def render_home(catalog: Catalog, *, changes: bool = False) -> Page:
+    """The catalogue's front page, with counts; ``changes`` adds a link to what each dataset
+    version changed (``changes/index.md``, which ``errdocs build`` makes)."""
+    counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
+    categories = sorted(catalog.groups[GroupKind.CATEGORY].values(), key=lambda g: g.key)
+    template = environment().get_template("home.md.j2")
+    return Page("index.md", template.render(
+        records=len(catalog.entries), counts=counts,
+        categories=[(g, g.path) for g in categories], changes=changes))
+
+
+def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
+    """Every page of the generated subtree."""
+    pages = [render_record(r, catalog) for r in records]
+    for kind in GroupKind:
+        for group in catalog.groups[kind].values():
+            pages.extend(render_group(group))
+    for kind in listed_kinds(catalog):
+        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
+    pages.append(render_home(catalog))
+    return pages
+
+
+def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:
+    return [(g.label, relative_link(entry.path, g.path)) for g in groups]
+
+
+def _related(record: Record, entry: Entry, catalog: Catalog) -> dict[str, object] | None:
+    """The related lists of a record page (:mod:`errdocs.catalog.related`): entries and links."""
+    lists = catalog.related(record)
+    if not (lists.same_message or lists.same_file or lists.same_category):
+        return None
+    family = catalog.family_of(record)
+
+    def rows(ids: tuple[str, ...]) -> list[tuple[Entry, Markup, bool]]:
+        """Each entry, its link, and whether it is in another repository (folder)."""
+        folder = posixpath.dirname(entry.path)
+        return [(other, relative_link(entry.path, other.path),
+                 posixpath.dirname(other.path) != folder)
+                for other in map(catalog.entries.__getitem__, ids)]
+
+    return {"same_message": rows(lists.same_message), "same_file": rows(lists.same_file),
+            "same_category": rows(lists.same_category), "family_size": lists.family_size,
+            "family_repos": lists.family_repos,
+            "family_link": family and relative_link(entry.path, family.path)}
+
+
+def _category_link(record: Record, entry: Entry, catalog: Catalog) -> tuple[str, str] | None:
+    if not record.background_tag or not record.background_tag.strip():
+        return None
+    return _links(entry, [catalog.group_of(GroupKind.CATEGORY, record.background_tag)])[0]
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= MAX_TEXT_CHARS else value[:MAX_TEXT_CHARS] + " …"
+
+
+def _fenced(code: str, language: str, options: str = "", *, exact: bool = False) -> Markup:
+    """A fenced code block that nothing inside ``code`` can end early.
+
+    With ``exact``, every line shows, blank ones at either end included (the highlighter keeps
+    them: ``stripnl: false`` in mkdocs.yml), so numbered lines keep their numbers; the
+    highlighter takes a final newline as the end of the last line, so a blank last line gets
+    one more. Otherwise blank lines at either end are left out.
+    """
+    code = _cut(code)
+    if not exact:
+        code = _BLANK_ENDS.sub("", code)
+    elif not code.rsplit("\n", 1)[-1].strip():
+        code += "\n"
+    fence = escape.fence_for(code)
+    info = f"{language} {options}".strip()
+    return Markup(f"{fence} {info}\n{code}\n{fence}")
+
+
+_BLANK_ENDS = re.compile(r"\A(?:[^\S\n]*\n)+|(?:\n[^\S\n]*)+\Z")
+"""Lines of white space only at the start or the end of a text."""
+
+
+def _front_matter(data: dict[str, frontmatter.Tree]) -> Markup:
+    """YAML front matter, never made by string formatting (see :mod:`errdocs.pages.frontmatter`)."""
+    return Markup(f"---\n{frontmatter.dump(data)}---")

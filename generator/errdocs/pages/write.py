@@ -1,0 +1,172 @@
+"""Stage 5, write: put generated pages on disk, touching only what changed.
+
+A manifest lists the files errdocs wrote, so stale pages are removed while any file errdocs
+did not write (a hand-written page) is never touched. A file is listed *before* it is written
+(:func:`claim`): a run killed half-way leaves no page that looks hand-written, and the next
+run removes what it does not make again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from errdocs.pages.render import Page
+
+MANIFEST = ".errdocs-manifest.json"
+TEMPORARY = ".tmp-"
+"""How the temporary files of :func:`atomic_write` begin: a killed run leaves them behind, and
+the next run removes them (:func:`remove_temporaries`)."""
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """What a write changed."""
+
+    written: int
+    """Files created or whose content changed."""
+    unchanged: int
+    """Files left as they were (same content)."""
+    removed: int
+    """Stale files from an earlier run, deleted."""
+
+
+def write_pages(out_dir: Path, pages: Iterable[Page]) -> WriteReport:
+    """Write ``pages`` below ``out_dir``; remove pages an earlier run wrote that are gone now."""
+    pages = list(pages)
+    remove_temporaries(out_dir)
+    known = claim(out_dir, (p.path for p in pages))
+    current: list[str] = []
+    written, unchanged = write_changed(out_dir, pages, current)
+    removed = update_manifest(out_dir, current, known)
+    return WriteReport(written, unchanged, removed)
+
+
+def claim(out_dir: Path, paths: Iterable[str]) -> set[str]:
+    """List ``paths`` in the manifest as errdocs' own before any of them is written; return
+    the manifest as it now stands. Written only when something is new."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    known = read_manifest(out_dir)
+    wanted = set(paths)
+    if not wanted <= known:
+        known |= wanted
+        _write_manifest(out_dir, known)
+    return known
+
+
+def remove_temporaries(out_dir: Path) -> int:
+    """Delete the temporary files killed runs left below ``out_dir`` (errdocs names them
+    :data:`TEMPORARY`...); return how many. See also ``sitebuild._hand_written``, which finds
+    them on its walk of the docs folder."""
+    found = [os.path.join(folder, name) for folder, _dirs, files in os.walk(out_dir)
+             for name in files if name.startswith(TEMPORARY)]
+    for path in found:
+        Path(path).unlink(missing_ok=True)
+    return len(found)
+
+
+def write_changed(out_dir: Path, pages: Iterable[Page],
+                  paths: list[str] | None = None) -> tuple[int, int]:
+    """Write the pages whose content changed; (written, unchanged). Appends paths to ``paths``.
+
+    Safe to call from several processes for disjoint pages (each file is written atomically);
+    the manifest is left to :func:`update_manifest`.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = unchanged = 0
+    for page in pages:
+        target = _inside(out_dir, page.path)
+        if paths is not None:
+            paths.append(page.path)
+        if _write_if_changed(target, page.content.encode("utf-8")):
+            written += 1
+        else:
+            unchanged += 1
+    return written, unchanged
+
+
+def update_manifest(out_dir: Path, current: Iterable[str], known: set[str] | None = None) -> int:
+    """Record ``current`` as what errdocs wrote; delete what it wrote before and is gone now.
+    ``known``: the manifest as :func:`claim` returned it (saves reading it again)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = list(current)
+    before = read_manifest(out_dir) if known is None else known
+    removed = _remove_stale(out_dir, before - set(files))
+    _write_manifest(out_dir, files)
+    return removed
+
+
+def read_manifest(out_dir: Path) -> set[str]:
+    """Paths written by the previous run (empty when there was none)."""
+    try:
+        return set(json.loads((out_dir / MANIFEST).read_text("utf-8"))["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def _inside(out_dir: Path, relative: str) -> Path:
+    """The file for ``relative``, refusing anything that could land outside ``out_dir``."""
+    parts = PurePosixPath(relative).parts
+    if not parts or PurePosixPath(relative).is_absolute() or any(
+        p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts
+    ):
+        raise ValueError(f"refusing to write outside the generated tree: {relative!r}")
+    return out_dir.joinpath(*parts)
+
+
+def _write_if_changed(target: Path, data: bytes) -> bool:
+    try:
+        if target.read_bytes() == data:
+            return False
+    except OSError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, data)
+    return True
+
+
+def atomic_write(target: Path, data: bytes) -> None:
+    """Write via a temporary file and rename, so a reader never sees half a file and a killed
+    run leaves the old one (and a temporary file, named :data:`TEMPORARY`...)."""
+    tmp = ""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=TEMPORARY)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and (exc.filename is None or os.path.basename(
+                os.fsdecode(exc.filename)).startswith(TEMPORARY)):
+            # The file it is for, not the temporary file (nor no file at all).
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
+        raise
+
+
+def _remove_stale(out_dir: Path, stale: set[str]) -> int:
+    removed = 0
+    for relative in sorted(stale):
+        try:
+            target = _inside(out_dir, relative)
+        except ValueError:
+            continue  # a tampered manifest entry: never delete outside the tree
+        if target.is_file():
+            target.unlink()
+            removed += 1
+            _prune_empty_dirs(target.parent, out_dir)
+    return removed
+
+
+def _prune_empty_dirs(directory: Path, stop: Path) -> None:
+    while directory != stop and directory.is_dir() and not any(directory.iterdir()):
+        directory.rmdir()
+        directory = directory.parent
+
+
+def _write_manifest(out_dir: Path, files: Iterable[str]) -> None:
+    body = json.dumps({"files": sorted(files)}, indent=0)
+    atomic_write(out_dir / MANIFEST, body.encode("utf-8"))

@@ -1,0 +1,1 @@
+"""The MkDocs plugins errdocs registers (unit, compact, record, lastmod)."""

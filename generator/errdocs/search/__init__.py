@@ -1,0 +1,1 @@
+"""The site's search data: paste box, search box and full-text index."""

@@ -1,0 +1,40 @@
+"""The hosted site's search data as ``errdocs build`` makes it: the records' words
+(:mod:`errdocs.search.searchbox`) and the hand-written pages of the nav."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from errdocs.lookup import LookupIndex
+from errdocs.pages.render import Page
+from errdocs.plugins.unit import nav_paths
+from errdocs.project import Settings
+from errdocs.records.record import Record
+from errdocs.search.searchbox import HandPage, search_data
+from errdocs.units.build import base_config
+
+_H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+def search_pages(settings: Settings, index: LookupIndex, records: Iterable[Record], *,
+                 full_text: bool) -> list[Page]:
+    """The search box's data files; ``full_text`` tells it a Pagefind index is there too."""
+    nav = nav_paths(base_config(settings.config_file).get("nav") or [])  # type: ignore[arg-type]
+    hand = [hand_page(settings, path) for path in nav
+            if not path.startswith(f"{settings.subtree}/") and path.endswith(".md")]
+    return search_data(index, records, [p for p in hand if p is not None], full_text=full_text)
+
+
+def hand_page(settings: Settings, path: str) -> HandPage | None:
+    """The hand-written page ``path`` (relative to docs_dir), or None when it is missing."""
+    try:
+        text = (settings.docs_dir / path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    heading = _H1.search(text)
+    page = PurePosixPath(path).with_suffix("")
+    parts = page.parts[:-1] if page.name == "index" else page.parts
+    url = "".join(f"{part}/" for part in parts)
+    return HandPage(url, heading.group(1) if heading else page.name, text)

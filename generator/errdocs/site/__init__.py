@@ -1,0 +1,1 @@
+"""The assembled site: merge, ownership, per-site state, lock, journal, bundle."""

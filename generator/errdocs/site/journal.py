@@ -1,0 +1,76 @@
+"""Pages whose Markdown an unfinished build may have rewritten, kept until a build settles them.
+
+A unit writes its pages' Markdown in ``docs/errors/`` before MkDocs runs, and a page that is not
+rendered again keeps the Markdown it has: that is right while every page's Markdown is the one
+its unit's stamp names. A build killed (or failed) half-way breaks it: it may have written a page
+that a later build, of other data or with another number of units, finds in a unit that is
+current and would never write it again. So before any unit is built, the build records the page
+key (:attr:`Unit.page_keys`, which decides the Markdown) of every page it will render
+(``.errdocs/journal.json``). A later build renders again, whatever its unit, every recorded page
+whose key now is another than one recorded: its Markdown may be either. The journal is deleted
+once every unit of the plan is built, so a build that does not fail pays one small file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from errdocs.pages.write import atomic_write
+from errdocs.units.plan import Unit, UnitKind
+
+FILE = "journal.json"
+_KEY = 16
+"""Hex digits of a page key kept: enough to tell two keys apart."""
+
+Journal = dict[str, frozenset[str]]
+"""Page path to the (shortened) keys builds that did not finish set out to write it with."""
+
+
+def read(work: Path) -> Journal:
+    """The journal; empty when there is none."""
+    try:
+        data = json.loads((work / FILE).read_text("utf-8"))
+        return {page: frozenset(keys) for page, keys in data["pages"].items()}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        # Not readable (it is written by rename, so only a person could make it so): distrust
+        # every page, as if each had been written with another key.
+        return {"": frozenset()}
+
+
+def unsettled(journal: Journal, unit: Unit) -> set[str]:
+    """The unit's pages whose Markdown may have been written for other inputs."""
+    if not journal or unit.kind not in (UnitKind.RECORDS, UnitKind.HUB):
+        return set()
+    if "" in journal:
+        return {page for page, _key in unit.page_keys}
+    return {page for page, key in unit.page_keys
+            if page in journal and journal[page] != {key[:_KEY]}}
+
+
+def record(work: Path, journal: Journal, writes: Iterable[tuple[str, str]]) -> Journal:
+    """Add ``writes`` (page path, page key) before they are made; return the journal."""
+    updated = {page: keys for page, keys in journal.items() if page}
+    for page, key in writes:
+        updated[page] = updated.get(page, frozenset()) | {key[:_KEY]}
+    if updated != journal:
+        work.mkdir(parents=True, exist_ok=True)
+        body = {"pages": {page: sorted(keys) for page, keys in sorted(updated.items())}}
+        atomic_write(work / FILE, json.dumps(body).encode("utf-8"))
+    return updated
+
+
+def settle(work: Path, journal: Journal, units: Iterable[Unit] | None) -> None:
+    """``units`` are built: forget their pages. None: every unit of the plan is, and the
+    pages outside it are removed (they are the manifest's stale files)."""
+    if not journal:
+        return
+    done = None if units is None else {page for unit in units for page, _ in unit.page_keys}
+    left = {} if done is None else {p: k for p, k in journal.items() if p not in done}
+    if not left:
+        (work / FILE).unlink(missing_ok=True)
+    elif left != journal:
+        record(work, {}, ((page, key) for page, keys in left.items() for key in keys))

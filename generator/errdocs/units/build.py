@@ -1,0 +1,425 @@
+"""Build one unit: write its Markdown pages, then run MkDocs on them alone.
+
+Each unit has a folder under the work folder (``.errdocs/units/NAME/``) holding its MkDocs
+config (``mkdocs.yml``, which INHERITs the project's), its page list, and its built output
+``site/`` with a ``stamp.json`` naming the key it was built from. A unit whose stamp matches
+its key is up to date and is not built again: the stamp is removed before the output is
+replaced and written (by rename) after, so a stamp always names a complete output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File
+
+from errdocs.catalog.model import Catalog, Group, GroupKind
+from errdocs.catalog.scan import Light, read_records
+from errdocs.errors import BuildFailed, naming
+from errdocs.pages.exports import record_file
+from errdocs.pages.permalinks import Addresses, api_record_file, id_file, redirect_page
+from errdocs.pages.render import Page, render_group, render_record
+from errdocs.pages.write import atomic_write, write_changed
+from errdocs.project import Settings, read_config_data
+from errdocs.records.record import Record
+from errdocs.site.merge import CANNOT_LINK, SITEMAP, keep_sitemap_entries, record_files
+from errdocs.units.mkdocs_run import BuildError, run_mkdocs
+from errdocs.units.plan import Unit, UnitKind, group_pages, record_groups, related_targets
+
+LASTMOD = "errdocs-lastmod"
+HOSTED_DROPS = frozenset({"search", "material/search"})
+"""Plugins a hosted unit leaves out: Material's lunr index costs 44% of a build and ~4 KB a
+page (1.2 GB at 310,000 pages); the hosted site is indexed with Pagefind instead."""
+
+
+class UnitFailed(BuildFailed):
+    """MkDocs failed on a unit (or, with --strict, warned)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What unit builds need. Workers get it cut down to one unit's slice (:func:`for_unit`)."""
+
+    settings: Settings
+    """Project paths."""
+    work_dir: Path
+    """``.errdocs`` of the project."""
+    catalog: Catalog
+    """Where every page goes."""
+    lights: dict[str, Light]
+    """Record id to where its line is."""
+    sources: list[str]
+    """Files the records are re-read from."""
+    root_pages: tuple[str, ...]
+    """Docs-relative paths the root unit owns (hand-written and generated)."""
+    root_links: tuple[str, ...]
+    """Docs-relative paths the root unit's pages link to (every group's first page)."""
+    strict: bool
+    """Turn MkDocs warnings into failures."""
+    global_key: str
+    """Hash of what every page depends on (code, templates, config, theme, nav titles)."""
+    unsettled: frozenset[str] = frozenset()
+    """Generated-tree paths whose Markdown an unfinished build may have written otherwise
+    (:mod:`errdocs.site.journal`): rendered and built again, never taken from before."""
+    addresses: Addresses = field(default_factory=Addresses)
+    """How pages are addressed (record units write each record's ``/id/`` page and JSON)."""
+    changes: tuple[Page, ...] = ()
+    """The "what changed" pages (rendered: a few, bounded) and, for the changes unit, ..."""
+    changes_links: tuple[str, ...] = ()
+    """... the generated-tree paths of the record pages they link to."""
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    """What building one unit did."""
+
+    name: str
+    """The unit."""
+    pages: int
+    """Pages it owns."""
+    written: int
+    """Markdown files written (content changed)."""
+    seconds: float
+    """Wall time of the unit."""
+
+
+def unit_dir(work_dir: Path, name: str) -> Path:
+    return work_dir / "units" / name
+
+
+def is_current(work_dir: Path, unit: Unit) -> bool:
+    """True when the unit's output was built from exactly this key."""
+    stamp = stamp_of(unit_dir(work_dir, unit.name))
+    return stamp.get("key") == unit.key and (unit_dir(work_dir, unit.name) / "site").is_dir()
+
+
+def build_unit(ctx: Context, unit: Unit) -> UnitResult:
+    """Build what changed in the unit: render and write those pages, run MkDocs on them alone,
+    and take every other page's HTML from the unit's previous output."""
+    start = time.perf_counter()
+    folder = unit_dir(ctx.work_dir, unit.name)
+    if unit.kind is UnitKind.DATA:
+        _copy_data(ctx, unit, folder)
+        return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
+    keys = dict(unit.page_keys)
+    todo = to_render(ctx, unit)
+    reused = {p for p in keys if p not in todo}
+    missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
+    companions: dict[str, str] = {}
+    written, _ = write_changed(ctx.settings.out_dir,
+                               _pages(ctx, unit, todo | missing, todo, companions))
+    sub = ctx.settings.subtree
+    if unit.kind is UnitKind.ROOT:
+        owned, stubs = ctx.root_pages, ctx.root_links
+    else:
+        owned = tuple(f"{sub}/{p}" for p in sorted(todo))
+        stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
+    kept = [f"{sub}/{p}" for p in sorted(reused)]
+    config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
+    config = _run_mkdocs(config_file, unit, strict=ctx.strict)
+    _reuse_outputs(folder, config, kept)
+    if unit.kind is UnitKind.RECORDS:
+        _write_companions(folder, companions, _companion_files(ctx, unit, reused))
+    record_files(folder, unit.key, folder / "site.new")
+    finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
+    return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def to_render(ctx: Context, unit: Unit) -> set[str]:
+    """The pages a records or hub unit renders: those not built before from the same inputs
+    (and the same code, config and theme), and the unsettled ones."""
+    keys = dict(unit.page_keys)
+    reused = _reusable(unit_dir(ctx.work_dir, unit.name), ctx.global_key, keys)
+    return {p for p in keys if p not in reused or p in ctx.unsettled}
+
+
+def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
+    """A data unit's output: its files, linked from the generated tree or, for a member
+    starting with ``/`` (a file at a site path, not in the generated subtree: the exports,
+    the feed, the pages at addresses records left), from :func:`static_dir` (both written
+    before units are built). A link is safe: those files are replaced, never rewritten in
+    place (write.write_changed), so a later change cannot reach this output or the live site."""
+    fresh, sub = folder / "site.new", ctx.settings.subtree
+    shutil.rmtree(fresh, ignore_errors=True)
+    for path in unit.members:
+        if path.startswith("/"):
+            source, target = static_dir(ctx.work_dir) / path[1:], fresh / path[1:]
+        else:
+            source, target = ctx.settings.out_dir / path, fresh / sub / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)
+        except OSError as exc:
+            if exc.errno not in CANNOT_LINK:
+                raise
+            shutil.copyfile(source, target)  # another file system
+    record_files(folder, unit.key, fresh)
+    finish(folder, {"key": unit.key, "global": ctx.global_key})
+
+
+def static_dir(work_dir: Path) -> Path:
+    """Where the static files at site paths outside the generated subtree are written."""
+    return work_dir / "static"
+
+
+def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
+    """The context cut down to what ``unit``'s pages need, to send to a worker: its records'
+    light copies and catalogue entries, the groups its pages list (hub) or link to (records,
+    without their rows: a record page shows a group's label and path only), and its records'
+    related lists with the entries they show."""
+    groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
+    entries, lights, related = {}, {}, {}
+    catalog = ctx.catalog
+    if unit.kind is UnitKind.RECORDS:
+        for record_id in unit.members:
+            entries[record_id] = catalog.entries[record_id]
+            lights[record_id] = light = ctx.lights[record_id]
+            family = catalog.family_of(light.record)
+            for group in (*record_groups(light.record, catalog), *([family] if family else [])):
+                groups[group.kind][group.key] = replace(group, entries=())
+            # The related lists, computed here: a worker gets them, not the whole index.
+            related[record_id] = lists = catalog.related(light.record)
+            for other in (*lists.same_message, *lists.same_file, *lists.same_category):
+                entries[other] = catalog.entries[other]
+    elif unit.kind is UnitKind.HUB:
+        for group in _groups(ctx, unit):
+            groups[group.kind][group.key] = group
+    root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
+    sliced = Catalog(entries, groups, catalog.relations.only(related))
+    return replace(ctx, catalog=sliced, lights=lights,
+                   root_pages=ctx.root_pages if root else (),
+                   root_links=ctx.root_links if root else (),
+                   unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled),
+                   changes=ctx.changes if changes else (),
+                   changes_links=ctx.changes_links if changes else ()), unit
+
+
+def stamp_of(folder: Path) -> dict[str, object]:
+    try:
+        data = json.loads((folder / "stamp.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
+    """Pages built before from the same inputs (and the same code, config and theme)."""
+    stamp = stamp_of(folder)
+    if stamp.get("global") != global_key or not (folder / "site").is_dir():
+        return set()
+    before = stamp.get("pages")
+    if not isinstance(before, dict):
+        return set()
+    return {p for p, k in keys.items() if before.get(p) == k}
+
+
+def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
+           companions: dict[str, str]) -> Iterable[Page]:
+    """The unit's pages whose generated-tree path is in ``wanted``; for records whose page is
+    in ``todo``, their ``/id/`` page and JSON go into ``companions`` (site path to text)."""
+    catalog = ctx.catalog
+    if unit.kind is UnitKind.RECORDS:
+        lights = [ctx.lights[i] for i in unit.members
+                  if catalog.entries[i].path in wanted]
+        for record in read_records(ctx.sources, lights):
+            page = catalog.entries[record.id].path
+            if page in todo:
+                companions.update(_companions(record, page, ctx.addresses))
+            yield render_record(record, catalog)
+    elif unit.kind is UnitKind.HUB:
+        for group in _groups(ctx, unit):
+            if any(p in wanted for p in group_pages(group)):
+                yield from (p for p in render_group(group) if p.path in wanted)
+    elif unit.kind is UnitKind.CHANGES:
+        yield from (p for p in ctx.changes if p.path in wanted)
+
+
+def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, str]:
+    """A record's files beside its page: ``/id/<id>/`` (a redirect to the page) and
+    ``/api/records/<id>.json``. Both depend on nothing but the record and its page's path,
+    which the page's key holds: they are made and reused with the page."""
+    target = id_file(record.id)
+    json_path, json_text = record_file(record, page, addresses)
+    return {target: redirect_page(target, addresses.page_url(page), record.error_message,
+                                  addresses),
+            json_path: json_text}
+
+
+def _companion_files(ctx: Context, unit: Unit, reused: set[str]) -> list[str]:
+    """The site paths of the companions of the records whose page was reused."""
+    return [path for i in unit.members if ctx.catalog.entries[i].path in reused
+            for path in (id_file(i), api_record_file(i))]
+
+
+def _write_companions(folder: Path, made: dict[str, str], reused: list[str]) -> None:
+    """Put the companions made into the unit's new output; link the reused ones from its
+    previous output (the records and their paths did not change)."""
+    old, fresh = folder / "site", folder / "site.new"
+    for path, text in made.items():
+        target = fresh / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, "utf-8")
+    for path in reused:
+        target = fresh / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old / path, target)
+
+
+def _groups(ctx: Context, unit: Unit) -> Iterable[Group]:
+    by_kind = {kind.value: groups for kind, groups in ctx.catalog.groups.items()}
+    for member in unit.members:
+        kind, key = member.split(":", 1)
+        yield by_kind[kind][key]
+
+
+def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
+    """Generated-tree paths the pages being built link to."""
+    catalog = ctx.catalog
+    targets: set[str] = set()
+    if unit.kind is UnitKind.RECORDS:
+        for record_id in unit.members:
+            if catalog.entries[record_id].path in todo:
+                record = ctx.lights[record_id].record
+                targets.update(g.path for g in record_groups(record, catalog))
+                targets.update(related_targets(record, catalog))
+    elif unit.kind is UnitKind.CHANGES:  # the records listed, and the other versions' pages
+        targets.update(ctx.changes_links)
+        targets.update(p for p in unit.members if p not in todo)
+    else:
+        for group in _groups(ctx, unit):
+            pages = group_pages(group)
+            if any(p in todo for p in pages):
+                targets.update(e.path for e in group.entries)
+                targets.update(pages)
+    return targets
+
+
+def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None:
+    """Link the earlier HTML of unchanged pages (and their sitemap entries) into site.new."""
+    old, fresh = folder / "site", folder / "site.new"
+    if not pages:
+        return
+    urls: set[str] = set()
+    for path in pages:
+        file = File(path, None, str(fresh), config.use_directory_urls)
+        target = fresh / file.dest_uri
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.link(old / file.dest_uri, target)
+        urls.add(file.url)
+    keep_sitemap_entries(old / SITEMAP, fresh / SITEMAP, urls, config.site_url or "")
+
+
+def finish(folder: Path, stamp: dict[str, object]) -> None:
+    """Replace the unit's output with the new one and record what it was built from: the
+    stamp goes first and comes back last (by rename), so a kill in between leaves the unit
+    to be built again, never an output marked current that is not complete."""
+    fresh, final = folder / "site.new", folder / "site"
+    (folder / "stamp.json").unlink(missing_ok=True)
+    if final.exists():
+        shutil.rmtree(final)  # what fails here is said, not a later "Directory not empty"
+    os.replace(fresh, final)
+    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
+
+
+def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
+                  stubs: Iterable[str], kept: Iterable[str]) -> Path:
+    """The unit's mkdocs.yml (INHERITs the project's) and page list: ``owned`` pages are
+    built, ``stubs`` only linked to, ``kept`` pages keep their earlier HTML."""
+    folder.mkdir(parents=True, exist_ok=True)
+    empty = ctx.work_dir / "empty-docs"
+    empty.mkdir(exist_ok=True)
+    pages = folder / "pages.json"
+    atomic_write(pages, json.dumps({
+        "docs_dir": str(ctx.settings.docs_dir), "owned": list(owned), "stubs": list(stubs),
+        "kept": list(kept), "root": unit.kind is UnitKind.ROOT,
+        "template_cache": str(ctx.work_dir / "templates"),
+    }).encode("utf-8"))
+    base = base_config(ctx.settings.config_file)
+    plugins = [_unit_dates(p, folder) for p in _plugin_list(base.get("plugins"))
+               if _plugin_name(p) not in HOSTED_DROPS]
+    config: dict[str, object] = {
+        "INHERIT": str(ctx.settings.config_file),
+        "docs_dir": str(empty),
+        "site_dir": str(folder / "site.new"),
+        "plugins": [*plugins, {"errdocs-unit": {"pages": str(pages)}}],
+    }
+    if ctx.settings.site_url:
+        config["site_url"] = ctx.settings.site_url
+    theme = base.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        # Relative paths resolve against the config that names them: make them absolute.
+        config["theme"] = {"custom_dir": str(ctx.settings.project_dir / str(theme["custom_dir"]))}
+    hooks = base.get("hooks")
+    if isinstance(hooks, list):
+        config["hooks"] = [str(ctx.settings.project_dir / str(h)) for h in hooks]
+    config_file = folder / "mkdocs.yml"
+    atomic_write(config_file, yaml.safe_dump(config, sort_keys=False).encode("utf-8"))
+    return config_file
+
+
+def _unit_dates(entry: object, folder: Path) -> object:
+    """``errdocs-lastmod`` of a unit: the dates of its own pages, in its folder (units are
+    built at once), and of the pages that moved into it (see :func:`unit_dates`)."""
+    if _plugin_name(entry) != LASTMOD:
+        return entry
+    own, moved = unit_dates(folder)
+    return {LASTMOD: {**_options(entry), "state_file": str(own), "base_state": str(moved)}}
+
+
+def unit_dates(folder: Path) -> tuple[Path, Path]:
+    """A unit's sitemap dates: of its pages (written by each build of the unit), and of pages
+    that were in other units before (written by :func:`errdocs.build` when they move)."""
+    return folder / ".errdocs" / "lastmod.json", folder / ".errdocs" / "moved-in.json"
+
+
+def dates_enabled(settings: Settings) -> bool:
+    """True when the project's config has ``errdocs-lastmod``."""
+    return any(_plugin_name(e) == LASTMOD
+               for e in _plugin_list(base_config(settings.config_file).get("plugins")))
+
+
+def unit_pages(ctx: Context, unit: Unit) -> list[str]:
+    """Docs-relative paths of every page a MkDocs unit owns."""
+    if unit.kind is UnitKind.ROOT:
+        return list(ctx.root_pages)
+    return [f"{ctx.settings.subtree}/{p}" for p, _key in unit.page_keys]
+
+
+def _options(entry: object) -> dict[str, object]:
+    value = entry.get(LASTMOD) if isinstance(entry, dict) else None
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def base_config(config_file: Path) -> dict[str, object]:
+    """The top level of the project's mkdocs.yml (MkDocs' own tags such as !ENV read as null)."""
+    return read_config_data(config_file)
+
+
+def _plugin_list(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [{k: v} if v else k for k, v in value.items()]
+    return list(value) if isinstance(value, list) else []
+
+
+def _plugin_name(entry: object) -> str:
+    return next(iter(entry)) if isinstance(entry, dict) else str(entry)
+
+
+def _run_mkdocs(config_file: Path, unit: Unit, *, strict: bool) -> MkDocsConfig:
+    """Build the unit into its ``site.new`` folder (the unit config's site_dir)."""
+    folder = config_file.parent
+    shutil.rmtree(folder / "site.new", ignore_errors=True)
+    try:
+        with naming(folder / "site.new"):  # what MkDocs fails to write, it does not name
+            return run_mkdocs(config_file, None, strict=strict)
+    except BuildError as exc:
+        shutil.rmtree(folder / "site.new", ignore_errors=True)
+        raise UnitFailed(f"unit {unit.name}: {exc}") from exc

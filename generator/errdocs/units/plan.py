@@ -1,0 +1,278 @@
+"""Split the site into independent units of work, each with a hash of everything it depends on.
+
+- ``root``: the hand-written pages, the catalogue's front page and the lists of all tags,
+  categories and repositories, the theme's assets and the 404 page.
+- ``hub-NNNN``: the listing pages of some tags, categories and repositories.
+- ``rec-NNNN``: some record pages.
+- ``changes``: the "what changed" pages of the dataset versions kept (see :mod:`.changes`), and
+  ``past-NNNN``: data units of the other files made from the site's history (the feed, the
+  pages at addresses records left, the 404 page's data). The merge builds these, not slices.
+- ``data-NNNN``: some of the paste box's, the search box's and the 404 page's data files, and
+  of the static files at site paths (the feed, ``/api/``, the pages at addresses records
+  left): no MkDocs build, hard links, so a changed record re-links only the data units its
+  files are in. A record's own ``/id/`` page and JSON are made by its record unit, with its
+  page.
+
+Assignment is stable: a record goes to ``rec-(hash(id) mod K)``, a group to
+``hub-(hash(kind:key) mod H)``, with K and H powers of two chosen from the counts, so units
+stay around :data:`UNIT_SIZE` pages and an added record moves no other record. A unit's key
+hashes its inputs (record lines, paths, link targets, labels) and the :func:`global_key`
+(errdocs' code and templates, the MkDocs config, theme overrides, tool versions), so an
+unchanged key means an unchanged output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import Enum
+from importlib import metadata
+from pathlib import Path
+
+from errdocs.catalog import paging
+from errdocs.catalog.model import Catalog, Group, GroupKind, shown_tags
+from errdocs.catalog.scan import Light
+from errdocs.pages.render import Page
+from errdocs.records.record import Record
+from errdocs.units import engine
+
+UNIT_SIZE = 512
+"""Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
+tiny; within a unit only pages whose inputs changed are built again."""
+DATA_UNIT_FILES = 1024
+"""Data files a data unit aims at: a change links its unit's files again."""
+ROOT = "root"
+CHANGES = "changes"
+PAST = "past"
+"""The prefix of data units made from the site's history (``past-NNNN``)."""
+TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
+
+
+class UnitKind(Enum):
+    """What a unit holds."""
+
+    ROOT = "root"
+    HUB = "hub"
+    RECORDS = "rec"
+    SEARCH = "search"
+    DATA = "data"
+    CHANGES = "changes"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One independent MkDocs build."""
+
+    name: str
+    """``root``, ``hub-0003``, ``rec-0042``: also its folder under the work folder."""
+    kind: UnitKind
+    """What it holds."""
+    members: tuple[str, ...]
+    """Record ids (records unit), group ids ``kind:key`` (hub unit), generated-tree paths of
+    data files or, starting with ``/``, site paths of static files (data unit); empty for
+    root."""
+    key: str
+    """Hash of every input of the unit's output."""
+    page_keys: tuple[tuple[str, str], ...] = ()
+    """Generated-tree path and input hash of each page (records and hub units): a page whose
+    hash did not change is not rendered or built again, its earlier output is reused."""
+
+
+def bucket(value: str, count: int) -> int:
+    """Stable bucket of ``value`` among ``count`` (same on every machine and Python run)."""
+    return int.from_bytes(hashlib.blake2b(value.encode(), digest_size=8).digest()) % count
+
+
+def unit_count(pages: int, size: int | None = None) -> int:
+    """Smallest power of two giving units of at most ``size`` pages on average."""
+    count = 1
+    while count * (size or UNIT_SIZE) < pages:
+        count *= 2
+    return count
+
+
+def group_id(group: Group) -> str:
+    return f"{group.kind.value}:{group.key}"
+
+
+def group_pages(group: Group) -> list[str]:
+    """The paths of every page of a group's listing."""
+    count = paging.page_count(len(group.entries))
+    return [paging.page_path(group.path, n) for n in range(1, count + 1)]
+
+
+def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
+         global_key: str, data: Iterable[Page] = (), changes: Iterable[Page] = (),
+         past: Iterable[Page] = ()) -> list[Unit]:
+    """Every unit with its key: root, then hubs, then record units, then data units, then the
+    units made from the site's history (:func:`from_history`): data units of ``past`` files
+    and the "what changed" pages' unit (when there are such pages)."""
+    units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
+    units += _hub_units(catalog, global_key)
+    units += _record_units(lights, catalog, global_key)
+    units += _data_units(list(data), global_key)
+    units += _data_units(list(past), global_key, PAST)
+    keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
+    if keys:  # a few pages, apart from the root: a new version does not rebuild the root
+        units.append(Unit(CHANGES, UnitKind.CHANGES, tuple(k[0] for k in keys),
+                          _unit_key(global_key, keys), keys))
+    return units
+
+
+def from_history(unit: Unit) -> bool:
+    """True for the units made from the site's history: the merge builds them (with the
+    merging project's history), never a ``--shard`` slice, so slices need no history."""
+    return unit.kind is UnitKind.CHANGES or unit.name.startswith(f"{PAST}-")
+
+
+def _data_units(files: list[Page], global_key: str, prefix: str = "data") -> list[Unit]:
+    count = unit_count(len(files), DATA_UNIT_FILES)
+    members: list[list[Page]] = [[] for _ in range(count)]
+    for file in files:
+        members[bucket(file.path, count)].append(file)
+    units = []
+    for number, chosen in enumerate(members):
+        if chosen:
+            keys = tuple(sorted((f.path, _hash(f.content)) for f in chosen))
+            units.append(Unit(f"{prefix}-{number:04d}", UnitKind.DATA, tuple(k[0] for k in keys),
+                              _unit_key(global_key, keys), keys))
+    return units
+
+
+def _hub_units(catalog: Catalog, global_key: str) -> list[Unit]:
+    groups = [g for kind in GroupKind for g in catalog.groups[kind].values()]
+    count = unit_count(sum(paging.page_count(len(g.entries)) for g in groups))
+    members: list[list[Group]] = [[] for _ in range(count)]
+    for group in groups:
+        members[bucket(group_id(group), count)].append(group)
+    units = []
+    for number, chosen in enumerate(members):
+        if chosen:
+            keys = tuple(key for g in chosen for key in _group_page_keys(g))
+            units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
+                              tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
+                              keys))
+    return units
+
+
+def _record_units(lights: list[Light], catalog: Catalog, global_key: str) -> list[Unit]:
+    count = unit_count(len(lights))
+    members: list[list[Light]] = [[] for _ in range(count)]
+    for light in lights:
+        members[bucket(light.record.id, count)].append(light)
+    units = []
+    for number, chosen in enumerate(members):
+        if chosen:
+            keys = tuple((catalog.entries[x.record.id].path,
+                          _hash(repr(_record_input(x, catalog)))) for x in chosen)
+            units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS,
+                              tuple(x.record.id for x in chosen), _unit_key(global_key, keys),
+                              keys))
+    return units
+
+
+def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
+    return _hash(global_key, *(f"{path}\0{key}" for path, key in page_keys))
+
+
+def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
+    """Each listing page's path and the hash of what it shows: the group's label and size,
+    its page number and count (the pager), and its own rows. Linear in the group's size."""
+    count = paging.page_count(len(group.entries))
+    head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
+                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
+    for number in range(1, count + 1):
+        rows = paging.chunk(group.entries, number)
+        yield paging.page_path(group.path, number), _hash(
+            head, str(number), str(count), repr([(e.path, e.message, e.repo) for e in rows]))
+
+
+def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
+    """What a record page shows besides its own line: its path, its title (which depends on
+    the other records' messages), its links' labels/targets, and what its related lists show
+    of other records (so a change to one of those changes this page's hash too)."""
+    record = light.record
+    entry = catalog.entries[record.id]
+    return (light.line_hash, entry.path, entry.title,
+            tuple((g.label, g.path) for g in record_groups(record, catalog)),
+            related_input(record, catalog))
+
+
+def related_input(record: Record, catalog: Catalog) -> str:
+    """Everything a record page's related lists show (see partials/related.md.j2), as one
+    string: joining is several times cheaper than a repr of tuples, and this runs for every
+    record on every build. Validated text holds no control character, so U+0000 and U+0001
+    separate fields and lists unambiguously (U+0002 stands for a missing file)."""
+    lists = catalog.related(record)
+    family = catalog.family_of(record)
+    parts = [str(lists.family_size), str(lists.family_repos), family.path if family else "\2"]
+    for ids in (lists.same_message, lists.same_file, lists.same_category):
+        parts.append("\1")
+        for e in map(catalog.entries.__getitem__, ids):
+            parts += (e.path, e.message, e.repo, "\2" if e.file is None else e.file, str(e.line))
+    return "\0".join(parts)
+
+
+def related_targets(record: Record, catalog: Catalog) -> Iterator[str]:
+    """The pages a record page's related lists link to: records and its family's page."""
+    lists = catalog.related(record)
+    for record_id in (*lists.same_message, *lists.same_file, *lists.same_category):
+        yield catalog.entries[record_id].path
+    family = catalog.family_of(record)
+    if family is not None:
+        yield family.path
+
+
+def record_groups(record: Record, catalog: Catalog) -> Iterator[Group]:
+    """The groups a record page links to: repository, category, the tags it shows."""
+    yield catalog.group_of(GroupKind.REPO, record.repo)
+    category = record.background_tag
+    if category and category.strip():
+        yield catalog.group_of(GroupKind.CATEGORY, category)
+    for tag in shown_tags(record):
+        yield catalog.group_of(GroupKind.TAG, tag)
+
+
+def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
+    """Hash of what every page depends on: code, templates, config, overrides, tool versions."""
+    package = Path(__file__).parent
+    parts: list[bytes] = [config_file.read_bytes()]
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".j2", ".html", ".yml"):
+            parts += [str(path.relative_to(package)).encode(), path.read_bytes()]
+    for tool in TOOLS:
+        parts.append(f"{tool}=={_version(tool)}".encode())
+    parts.append(f"engine={engine.label()}".encode())  # MkDocs or ProperDocs built it
+    parts += list(extra)
+    return _hash(*parts)
+
+
+def files_key(directory: Path) -> Iterator[bytes]:
+    """Names and contents of every file below ``directory`` (a theme override folder)."""
+    if directory.is_dir():
+        for path in sorted(directory.rglob("*")):
+            if path.is_file():
+                yield str(path.relative_to(directory)).encode()
+                yield path.read_bytes()
+
+
+def _version(tool: str) -> str:
+    try:
+        return metadata.version(tool)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def stable_hash(*parts: str | bytes) -> str:
+    """SHA-256 of the parts, each length-prefixed (so parts never run together)."""
+    return _hash(*parts)
+
+
+def _hash(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
