@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from errdocs.catalog.scan import read_records, save, scan
 from errdocs.pipeline import check
-from errdocs.records.record import read as load
+from errdocs.records import read as load
 
 from .conftest import ROOT
 

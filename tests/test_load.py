@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from errdocs.records.problems import Problem
 from errdocs.records.read import Line, RawItem, decode, read
-from errdocs.records.record import read as load_module
+from errdocs.records import read as load_module
 from errdocs.records.schema import MAX_RECORD_BYTES
 
 REC_A = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom"}
