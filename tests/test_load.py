@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from errdocs.records import read as load_module
 from errdocs.records.problems import Problem
 from errdocs.records.read import Line, RawItem, decode, read
-from errdocs.records import read as load_module
 from errdocs.records.schema import MAX_RECORD_BYTES
 
 REC_A = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom"}
