@@ -1,8 +1,9 @@
 """Pass 1 of a sharded build: read every record once and keep only what the catalogue needs.
 
 Memory stays bounded: for each good record only a light :class:`Record` (id, repository, slug,
-message, pattern, class, tags, category, analysis time, file and line, and what the error
-means cut to a meta description's length, for the site's search) is kept, with a hash of its
+message, pattern, class, tags, category, analysis time, file and line, kind, severity and
+handling strategy (listings filter and chart by them), and what the error means cut to a meta
+description's length, for the site's search) is kept, with a hash of its
 JSON line and where to read it again (a file and a byte offset). Pass 2 re-reads records unit
 by unit (:func:`read_records`).
 
@@ -35,7 +36,7 @@ from errdocs.records.read import Line, iter_files, read_file
 from errdocs.records.record import Record
 from errdocs.records.validate import Validator
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 CACHE_FILE = "scan-cache.pickle"
 STAGED_FILE = "scan-cache.pickle.new"
 
@@ -57,6 +58,9 @@ class Cached(NamedTuple):
     description: str
     digest: str
     dataset_version: str | None
+    error_type: str | None
+    severity: str | None
+    handling_strategy: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +205,8 @@ def _light(line: Line, place: tuple[int, int], cache: dict[bytes, Cached],
                             record.message_pattern, record.analyzed_at, tuple(shown_tags(record)),
                             record.background_tag, record.error_class, record.file_path,
                             record.line_number, describe_record(record), digest,
-                            record.dataset_version)
+                            record.dataset_version, record.error_type, record.severity,
+                            record.handling_strategy)
     return _make_light(record, line, place, key, digest)
 
 
@@ -224,7 +229,10 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
                     # Page titles tell records with one message apart by file and line; the
                     # related lists show other errors of the same file, nearest lines first.
                     file_path=_intern(fields.file_path), line_number=fields.line_number,
-                    dataset_version=_intern(fields.dataset_version))
+                    dataset_version=_intern(fields.dataset_version),
+                    # Listings are filtered and charted by these (errdocs.catalog.facets).
+                    error_type=_intern(fields.error_type), severity=_intern(fields.severity),
+                    handling_strategy=_intern(fields.handling_strategy))
     # Without a digest (never: a kept record has one) the line's hash stands in.
     content = bytes.fromhex(digest)[:16] if digest else key
     return Light(record, key.hex(), *place, len(line.raw), content)
