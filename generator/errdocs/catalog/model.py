@@ -16,7 +16,8 @@ from markupsafe import Markup
 from errdocs.catalog.family import family_label, message_key
 from errdocs.catalog.paths import disambiguate, segment
 from errdocs.catalog.related import Related, Relations, build_relations
-from errdocs.pages.short import MESSAGE_CHARS, shorten
+from errdocs.pages.excerpt import language_for
+from errdocs.pages.short import MESSAGE_CHARS, describe_record, first_sentence, shorten
 from errdocs.records.record import Record
 from errdocs.records.schema import MAX_LIST_ITEMS
 
@@ -52,6 +53,27 @@ class Entry:
     title: str | None = None
     """The page's title when its message alone does not tell it from another record's page
     (:func:`record_titles`); ``None`` otherwise."""
+    error_class: str | None = None
+    """The exception or error class, e.g. ``ValueError``."""
+    summary: str = ""
+    """The first sentence of what the error means (:func:`errdocs.pages.short.first_sentence`
+    of the record's meta description), which tells rows of one message apart."""
+    error_type: str | None = None
+    """``errorType``, e.g. ``validation``: listings filter and chart by it."""
+    severity: str | None = None
+    """``severity``, e.g. ``error``: listings filter and chart by it."""
+    handling: str | None = None
+    """``handlingStrategy``, e.g. ``type-guard``: listings filter by it."""
+    language: str = "text"
+    """The raising file's language (:func:`errdocs.pages.excerpt.language_for`)."""
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or what of them the record has; empty when neither)."""
+        path = " ".join((self.file or "").split())
+        if self.line is None:
+            return path
+        return f"{path}:{self.line}" if path else f"line {self.line}"
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -144,8 +166,7 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         suffix = segment(record.id)[:8].rstrip("-.")
         name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
         path = f"{repo_dir}/{name}.md"
-        entries[record.id] = Entry(record.id, path, record.error_message, record.repo,
-                                   record.file_path, record.line_number)
+        entries[record.id] = entry_of(record, path)
     for record_id, title in record_titles(records).items():
         entries[record_id] = replace(entries[record_id], title=title)
     relations = build_relations(
@@ -159,6 +180,17 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
     return Catalog(entries, groups, relations)
+
+
+def entry_of(record: Record, path: str) -> Entry:
+    """What listings show of ``record`` (a full or a light one: both give the same entry)."""
+    file = record.file_path
+    return Entry(record.id, path, record.error_message, record.repo, file, record.line_number,
+                 error_class=record.error_class,
+                 summary=first_sentence(describe_record(record)),
+                 error_type=record.error_type, severity=record.severity,
+                 handling=record.handling_strategy,
+                 language=language_for(file) if file else "text")
 
 
 def record_titles(records: Iterable[Record]) -> dict[str, str]:

@@ -16,11 +16,9 @@ from datetime import UTC, datetime
 from urllib.parse import quote
 
 from errdocs.catalog.model import Group, GroupKind
-from errdocs.pages.short import MESSAGE_CHARS, shorten
+from errdocs.pages.short import MESSAGE_CHARS, describe_record, shorten
 from errdocs.records.record import Record
 
-DESCRIPTION_CHARS = 160
-"""Search engines show about this much of a meta description."""
 MAX_KEYWORDS = 10
 """Tags kept as keywords."""
 _GITHUB_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -67,15 +65,6 @@ def list_meta(kind: GroupKind, count: int) -> dict[str, object]:
             GroupKind.REPO: "repositories"}[kind]
     return {"kind": kind.value,
             "description": f"All {count} {what} of the error catalogue, with their error counts."}
-
-
-def describe_record(record: Record) -> str:
-    """One or two sentences for the meta description: the start of what the error means."""
-    for text in (record.documentation, record.trigger_scenarios, record.common_situations):
-        if text and text.strip():
-            return shorten(text.replace("`", ""), DESCRIPTION_CHARS)
-    return shorten(f"What the error “{record.error_message}” raised in {record.repo} means "
-                   "and how to fix it.", DESCRIPTION_CHARS)
 
 
 def record_digest(record: Record) -> str:

@@ -23,6 +23,7 @@ from errdocs.pages import escape, frontmatter
 from errdocs.pages import parts as pageparts
 from errdocs.pages.excerpt import excerpt_of, language_for
 from errdocs.pages.meta import group_meta, list_meta, record_meta
+from errdocs.pages.short import MESSAGE_CHARS, shorten
 from errdocs.records.record import Record
 from errdocs.records.schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
 
@@ -66,6 +67,8 @@ def environment() -> Environment:
         code_span=lambda v: escape.code_span(_cut(v)),
         fenced=_fenced,
         front_matter=_front_matter,
+        short=lambda v: shorten(v, MESSAGE_CHARS),
+        row_facts=row_facts,
     )
     return env
 
@@ -117,7 +120,7 @@ def render_group(group: Group) -> list[Page]:
     for path, rows, links in _paginate(group.path, group.entries):
         pages.append(Page(path, template.render(
             group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
-            meta=group_meta(group))))
+            meta=group_meta(group), show_repo=group.kind is not GroupKind.REPO)))
     return pages
 
 
@@ -132,6 +135,21 @@ def render_group_list(kind: GroupKind, catalog: Catalog) -> list[Page]:
             kind=kind.value, rows=[(g, relative_link(path, g.path)) for g in rows],
             pager=links, total=len(groups), meta=list_meta(kind, len(groups)))))
     return pages
+
+
+def row_facts(entry: Entry, show_repo: bool) -> Markup:
+    """The second line of a listing's row: class, ``file:line`` and, on pages spanning several
+    repositories, the repository; what it lacks is left out."""
+    parts = [escape.code_span(entry.error_class)] if entry.error_class else []
+    if entry.where:
+        parts.append(escape.code_span(shorten(entry.where, WHERE_CHARS)))
+    if show_repo:
+        parts.append(escape.text(entry.repo))
+    return Markup(" · ").join(parts)
+
+
+WHERE_CHARS = 160
+"""A row's ``file:line`` is cut to this (a path can be any length)."""
 
 
 def _paginate(first: str, rows: Sequence[T]) -> Iterator[

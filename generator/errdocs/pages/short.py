@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
+from errdocs.records.record import Record
+
 MESSAGE_CHARS = 300
 """The error message kept for page titles, Open Graph and JSON-LD; the page shows all of it."""
+DESCRIPTION_CHARS = 160
+"""Search engines show about this much of a meta description."""
 
 
 def shorten(text: str, limit: int) -> str:
@@ -17,3 +23,26 @@ def shorten(text: str, limit: int) -> str:
         return head[: sentence + 1]
     word = head.rfind(" ")
     return (head[:word] if word >= limit // 2 else head).rstrip(" ,;:") + "…"
+
+
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?](?=\s+[A-Z0-9`\"'(“‘])")
+"""A sentence's end: its stop, then a blank and what can start a sentence (not "e.g. x")."""
+
+
+def first_sentence(text: str, shortest: int = 20) -> str:
+    """The first sentence of ``text`` (on one line): up to the first ".", "!" or "?" followed
+    by a blank and a capital, a digit, a quote or a bracket, at least ``shortest`` characters in
+    (so neither "e.g. x" nor a short "Bad. It" ends it)."""
+    flat = " ".join(text.split())
+    for match in _SENTENCE_END.finditer(flat, shortest):
+        return flat[: match.end()]
+    return flat
+
+
+def describe_record(record: Record) -> str:
+    """One or two sentences for the meta description: the start of what the error means."""
+    for text in (record.documentation, record.trigger_scenarios, record.common_situations):
+        if text and text.strip():
+            return shorten(text.replace("`", ""), DESCRIPTION_CHARS)
+    return shorten(f"What the error “{record.error_message}” raised in {record.repo} means "
+                   "and how to fix it.", DESCRIPTION_CHARS)

@@ -185,7 +185,9 @@ def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
     for number in range(1, count + 1):
         rows = paging.chunk(group.entries, number)
         yield paging.page_path(group.path, number), _hash(
-            head, str(number), str(count), repr([(e.path, e.message, e.repo) for e in rows]))
+            head, str(number), str(count),
+            repr([(e.path, e.message, e.repo, e.error_class, e.file, e.line, e.summary)
+                  for e in rows]))
 
 
 def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
