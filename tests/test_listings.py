@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
 from errdocs.catalog.model import GroupKind, build_catalog
-from errdocs.pages.render import render_group
+from errdocs.catalog.paging import PAGE_SIZE
+from errdocs.pages.render import (
+    HOME_FRAGMENT,
+    TOP,
+    render_group,
+    render_group_list,
+    render_home,
+    render_home_fragment,
+)
 from errdocs.pages.short import first_sentence
+from errdocs.plugins.home import MARKER, HomePlugin
 
 from .helpers import record
 
@@ -50,3 +62,49 @@ def test_first_sentence() -> None:
     assert first_sentence("Short. Then the rest goes on. End") == "Short. Then the rest goes on."
     assert first_sentence("  No stop\nat all ") == "No stop at all"
     assert first_sentence("Version 1.2 is needed here. Next") == "Version 1.2 is needed here."
+
+
+def test_group_indexes_are_tables_by_size_and_by_name_each_paged() -> None:
+    records = [record(f"r{n}", slug=f"s{n}", tags=(f"t{n:03d}",) + (("big",) if n % 2 else ()))
+               for n in range(150)]
+    pages = {p.path: p.content for p in render_group_list(GroupKind.TAG, build_catalog(records))}
+    assert sorted(pages) == ["tags/index.md", "tags/index/2.md", "tags/index/by-name.md",
+                             "tags/index/by-name/2.md"]
+    first = pages["tags/index.md"]
+    assert '| [Tag](index/by-name.md "By name") | Errors ▼ | Repositories |' in first
+    assert first.index("| [big](big.md) | 75 | 1 |") < first.index("| [t000](t000.md) | 1 | 1 |")
+    by_name = pages["tags/index/by-name.md"]
+    assert '| Tag ▲ | [Errors](../index.md "Most errors first") | Repositories |' in by_name
+    assert by_name.index("[big](../big.md)") < by_name.index("[t000](../t000.md)")
+    assert "[t149](../../t149.md)" in pages["tags/index/by-name/2.md"]
+    rows = [[line for line in page.splitlines() if line.startswith("| [") and "Errors" not in line]
+            for page in pages.values()]
+    assert sorted(map(len, rows)) == [51, 51, PAGE_SIZE, PAGE_SIZE]
+
+
+def test_home_shows_counts_the_largest_groups_and_the_latest_records_bounded() -> None:
+    records = [record(f"r{n}", repo=f"o/r{n % 30}", slug=f"s{n}", background_tag=f"c{n % 25}",
+                      analyzed_at=f"2026-01-{1 + n % 28:02d}T00:00:{n % 60:02d}Z",
+                      error_message=f"message {n}") for n in range(300)]
+    catalog = build_catalog(records)
+    home = render_home(catalog).content
+    part = render_home_fragment(catalog, "errors").content
+    assert "- **300** errors" in home and "- **30** [repositories](repos/index.md)" in home
+    assert "- **25** [categories](errors/categories/index.md)" in part
+    assert home.count("](categories/c") == TOP and home.count("](o/r") == TOP + TOP
+    latest = sorted(records, key=lambda r: r.analyzed_at)[-TOP:]
+    assert all(f"message {r.id[1:]}]" in home for r in latest)
+    assert "(errors/o/r" in part and not part.startswith("---")  # from the docs root
+
+
+def test_the_home_plugin_puts_the_summary_at_the_marker_only(tmp_path: Path) -> None:
+    (tmp_path / "errors").mkdir()
+    (tmp_path / "errors" / HOME_FRAGMENT).write_text("SUMMARY\n", "utf-8")
+    page = SimpleNamespace(is_homepage=True,
+                           file=SimpleNamespace(abs_src_path=str(tmp_path / "index.md")))
+    plugin = HomePlugin()
+    plugin.load_config({})
+    assert plugin.on_page_markdown(f"# Hi\n\n{MARKER}\n\nEnd", page) == "# Hi\n\nSUMMARY\n\n\nEnd"
+    assert plugin.on_page_markdown("# Hi\n", page) == "# Hi\n"
+    other = SimpleNamespace(is_homepage=False, file=page.file)
+    assert plugin.on_page_markdown(MARKER, other) == MARKER

@@ -32,7 +32,14 @@ from errdocs.pages.changes import (
 )
 from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
 from errdocs.pages.permalinks import ID_FOLDER, Addresses
-from errdocs.pages.render import Page, listed_kinds, render_group_list, render_home
+from errdocs.pages.render import (
+    Page,
+    listed_kinds,
+    recent_entries,
+    render_group_list,
+    render_home,
+    render_home_fragment,
+)
 from errdocs.pages.write import (
     MANIFEST,
     TEMPORARY,
@@ -292,10 +299,13 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
     root_pages = _root_pages(catalog, snapshot)
+    # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
+    home = render_home_fragment(catalog, settings.subtree, changes=snapshot is not None)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     data_files = data.pages + search
     resolve = resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog, root_pages + data_files + resolve + changed_pages)
+    generated = _generated_paths(catalog,
+                                 [*root_pages, home, *data_files, *resolve, *changed_pages])
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
@@ -303,11 +313,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, root_pages + data_files + resolve)[0]
+    written = write_changed(settings.out_dir, [*root_pages, home, *data_files, *resolve])[0]
     static, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
-    units = plan(lights, catalog, _root_inputs(settings, root_pages, hand_written),
+    units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
                  everything, data_files + static, changed_pages, resolve + past_files)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
@@ -318,6 +328,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()}
+                               | {f"{sub}/{e.path}" for e in recent_entries(catalog)}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)))

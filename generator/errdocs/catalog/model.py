@@ -66,6 +66,8 @@ class Entry:
     """``handlingStrategy``, e.g. ``type-guard``: listings filter by it."""
     language: str = "text"
     """The raising file's language (:func:`errdocs.pages.excerpt.language_for`)."""
+    analyzed_at: str | None = None
+    """``analyzedAt`` as written: the home page lists the records analysed last."""
 
     @property
     def where(self) -> str:
@@ -190,7 +192,8 @@ def entry_of(record: Record, path: str) -> Entry:
                  summary=first_sentence(describe_record(record)),
                  error_type=record.error_type, severity=record.severity,
                  handling=record.handling_strategy,
-                 language=language_for(file) if file else "text")
+                 language=language_for(file) if file else "text",
+                 analyzed_at=record.analyzed_at)
 
 
 def record_titles(records: Iterable[Record]) -> dict[str, str]:

@@ -6,6 +6,7 @@ Templates are safe by default: every plain string printed with ``{{ }}`` is esca
 
 from __future__ import annotations
 
+import heapq
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
@@ -22,8 +23,9 @@ from errdocs.catalog.paging import PagerLink
 from errdocs.pages import escape, frontmatter
 from errdocs.pages import parts as pageparts
 from errdocs.pages.excerpt import excerpt_of, language_for
-from errdocs.pages.meta import group_meta, list_meta, record_meta
+from errdocs.pages.meta import group_meta, iso_timestamp, list_meta, record_meta
 from errdocs.pages.short import MESSAGE_CHARS, shorten
+from errdocs.project import GENERATED_SUBTREE
 from errdocs.records.record import Record
 from errdocs.records.schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
 
@@ -124,17 +126,32 @@ def render_group(group: Group) -> list[Page]:
     return pages
 
 
+BY_NAME = "index/by-name.md"
+"""The listing of every tag / category / repository by name, beside ``index.md`` (by size):
+``index`` is a reserved segment, so no group page takes this path."""
+
+
 def render_group_list(kind: GroupKind, catalog: Catalog) -> list[Page]:
-    """The pages listing every tag, category or repository, most records first."""
+    """The pages listing every tag, category or repository as a table: most records first
+    (``index.md``), and by name (:data:`BY_NAME`), each paged like every listing."""
+    groups = list(catalog.groups[kind].values())
+    by_size = sorted(groups, key=lambda g: (-len(g.entries), g.key))
+    by_name = sorted(groups, key=lambda g: (g.label.casefold(), g.key))
     first = f"{kind.value}/index.md"
-    groups = sorted(catalog.groups[kind].values(), key=lambda g: (-len(g.entries), g.key))
+    other = f"{kind.value}/{BY_NAME}"
+    return [*_group_table(kind, first, other, by_size, by_name=False),
+            *_group_table(kind, other, first, by_name, by_name=True)]
+
+
+def _group_table(kind: GroupKind, first: str, other: str, groups: list[Group], *,
+                 by_name: bool) -> Iterator[Page]:
     template = environment().get_template("group_list.md.j2")
-    pages = []
     for path, rows, links in _paginate(first, groups):
-        pages.append(Page(path, template.render(
+        yield Page(path, template.render(
             kind=kind.value, rows=[(g, relative_link(path, g.path)) for g in rows],
-            pager=links, total=len(groups), meta=list_meta(kind, len(groups)))))
-    return pages
+            pager=links, total=len(groups), meta=list_meta(kind, len(groups)),
+            by_name=by_name, other=relative_link(path, other),
+            repos=kind in (GroupKind.TAG, GroupKind.CATEGORY)))
 
 
 def row_facts(entry: Entry, show_repo: bool) -> Markup:
@@ -168,19 +185,55 @@ def listed_kinds(catalog: Catalog) -> list[GroupKind]:
     return [k for k in GroupKind if k is not GroupKind.FAMILY or catalog.groups[k]]
 
 
+HOME_FRAGMENT = ".home.md"
+"""The catalogue's summary for the site's home page, in the generated subtree: a dot file, so
+MkDocs makes no page of it; the ``errdocs-home`` plugin puts it where the home page has
+``<!-- errdocs-catalogue -->``."""
+TOP = 10
+"""Categories, repositories and recent records the home page shows."""
+
+
 def render_home(catalog: Catalog, *, changes: bool = False) -> Page:
-    """The catalogue's front page, with counts; ``changes`` adds a link to what each dataset
+    """The catalogue's front page (``index.md``): counts, the largest categories and
+    repositories, the records analysed last; ``changes`` adds a link to what each dataset
     version changed (``changes/index.md``, which ``errdocs build`` makes)."""
+    return Page("index.md", _home(catalog, changes, "", full=True))
+
+
+def render_home_fragment(catalog: Catalog, subtree: str, *, changes: bool = False) -> Page:
+    """The same summary for the site's home page (:data:`HOME_FRAGMENT`), its links made
+    from the docs folder's root (``subtree``: the generated subtree's folder there)."""
+    return Page(HOME_FRAGMENT, _home(catalog, changes, f"{subtree}/", full=False))
+
+
+def recent_entries(catalog: Catalog) -> list[Entry]:
+    """The :data:`TOP` records analysed last (``analyzedAt``), which both home pages list:
+    the only record pages the root unit links to."""
+    return heapq.nlargest(TOP, catalog.entries.values(),
+                          key=lambda e: (iso_timestamp(e.analyzed_at) or "", e.path))
+
+
+def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
+    """What both home pages show, bounded at any number of records: counts and the
+    :data:`TOP` largest categories and repositories and most recently analysed records."""
     counts = {kind.value: len(catalog.groups[kind]) for kind in GroupKind}
-    categories = sorted(catalog.groups[GroupKind.CATEGORY].values(), key=lambda g: g.key)
+
+    def largest(kind: GroupKind) -> list[tuple[Group, str]]:
+        groups = heapq.nsmallest(TOP, catalog.groups[kind].values(),
+                                 key=lambda g: (-len(g.entries), g.key))
+        return [(g, Markup(base) + g.path) for g in groups]
+
+    recent = recent_entries(catalog)
     template = environment().get_template("home.md.j2")
-    return Page("index.md", template.render(
-        records=len(catalog.entries), counts=counts,
-        categories=[(g, g.path) for g in categories], changes=changes))
+    return template.render(
+        records=len(catalog.entries), counts=counts, base=Markup(base), full=full,
+        categories=largest(GroupKind.CATEGORY), repos=largest(GroupKind.REPO),
+        rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes)
 
 
-def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
-    """Every page of the generated subtree."""
+def render_all(records: list[Record], catalog: Catalog,
+               subtree: str = GENERATED_SUBTREE) -> list[Page]:
+    """Every page of the generated subtree (and the home page's summary, :data:`HOME_FRAGMENT`)."""
     pages = [render_record(r, catalog) for r in records]
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
@@ -188,6 +241,7 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     for kind in listed_kinds(catalog):
         pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
     pages.append(render_home(catalog))
+    pages.append(render_home_fragment(catalog, subtree))
     return pages
 
 
