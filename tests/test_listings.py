@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+from errdocs.catalog import facets
 from errdocs.catalog.model import GroupKind, build_catalog
 from errdocs.catalog.paging import PAGE_SIZE
 from errdocs.pages.render import (
     HOME_FRAGMENT,
     TOP,
+    group_charts,
     render_group,
     render_group_list,
     render_home,
@@ -108,3 +110,19 @@ def test_the_home_plugin_puts_the_summary_at_the_marker_only(tmp_path: Path) -> 
     assert plugin.on_page_markdown("# Hi\n", page) == "# Hi\n"
     other = SimpleNamespace(is_homepage=False, file=page.file)
     assert plugin.on_page_markdown(MARKER, other) == MARKER
+
+
+def test_charts_count_kinds_and_severities_and_escape_their_labels() -> None:
+    records = [record(f"r{n}", slug=f"s{n}", error_type="<script>x</script>" if n < 3 else
+                      f"kind{n % 12}", severity="error" if n % 4 else None) for n in range(40)]
+    group = build_catalog(records).group_of(GroupKind.REPO, "o/r")
+    chart = str(group_charts(group))
+    assert "<script>" not in chart and "&lt;script&gt;x&lt;/script&gt;: 3" in chart
+    assert chart.count("<figure") == 2 and chart.count("<rect") == facets.SHOWN + 1 + 2
+    kinds = facets.counts(group.entries, facets.ERROR_TYPE)
+    assert len(kinds) == facets.SHOWN + 1 and kinds[-1][0] == "other"
+    assert sum(count for _, count in kinds) == 40
+    assert facets.counts(group.entries, facets.SEVERITY) == [("error", 30), (facets.NONE, 10)]
+    assert "Errors by severity: error: 30; (none): 10." in chart
+    tagged = build_catalog([record("t", tags=("x",))]).group_of(GroupKind.TAG, "x")
+    assert group_charts(tagged) == ""  # tag pages have no charts

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -17,11 +18,12 @@ from typing import TypeVar
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from errdocs.catalog import paging
+from errdocs.catalog import facets, paging
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
 from errdocs.catalog.paging import PagerLink
 from errdocs.pages import escape, frontmatter
 from errdocs.pages import parts as pageparts
+from errdocs.pages.charts import bar_chart
 from errdocs.pages.excerpt import excerpt_of, language_for
 from errdocs.pages.meta import group_meta, iso_timestamp, list_meta, record_meta
 from errdocs.pages.short import MESSAGE_CHARS, shorten
@@ -119,11 +121,27 @@ def render_group(group: Group) -> list[Page]:
     """The index pages of one tag, category or repository (several when it is long)."""
     template = environment().get_template(f"{group.kind.value}.md.j2")
     pages = []
+    charts = group_charts(group)
     for path, rows, links in _paginate(group.path, group.entries):
         pages.append(Page(path, template.render(
             group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
-            meta=group_meta(group), show_repo=group.kind is not GroupKind.REPO)))
+            meta=group_meta(group), show_repo=group.kind is not GroupKind.REPO,
+            charts=charts if path == group.path else Markup(""))))
     return pages
+
+
+CHARTED = (GroupKind.REPO, GroupKind.CATEGORY)
+"""Groups whose first page charts its records by kind and severity."""
+
+
+def group_charts(group: Group) -> Markup:
+    """The charts of a repository's or category's first page (empty for other groups)."""
+    if group.kind not in CHARTED:
+        return Markup("")
+    return Markup("").join(
+        bar_chart(f"chart-{facet.name}", f"Errors by {facet.label}",
+                  facets.counts(group.entries, facet))
+        for facet in (facets.ERROR_TYPE, facets.SEVERITY))
 
 
 BY_NAME = "index/by-name.md"
@@ -224,8 +242,12 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
         return [(g, Markup(base) + g.path) for g in groups]
 
     recent = recent_entries(catalog)
+    per_category = Counter({g.label: len(g.entries)
+                            for g in catalog.groups[GroupKind.CATEGORY].values()})
+    chart = bar_chart("chart-categories", "Errors by category",
+                      facets.top(per_category, TOP))
     template = environment().get_template("home.md.j2")
-    return template.render(
+    return template.render(chart=chart,
         records=len(catalog.entries), counts=counts, base=Markup(base), full=full,
         categories=largest(GroupKind.CATEGORY), repos=largest(GroupKind.REPO),
         rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes)

@@ -33,7 +33,7 @@ from pathlib import Path
 from errdocs.catalog import paging
 from errdocs.catalog.model import Catalog, Group, GroupKind, shown_tags
 from errdocs.catalog.scan import Light
-from errdocs.pages.render import Page
+from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
 from errdocs.units import engine
 
@@ -178,14 +178,16 @@ def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
 
 def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
     """Each listing page's path and the hash of what it shows: the group's label and size,
-    its page number and count (the pager), and its own rows. Linear in the group's size."""
+    its page number and count (the pager), its own rows and, on the first, its charts.
+    Linear in the group's size."""
     count = paging.page_count(len(group.entries))
     head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
                  group.repo_count if group.kind is GroupKind.FAMILY else 0))
+    charts = str(group_charts(group))  # the first page's, from all the group's records
     for number in range(1, count + 1):
         rows = paging.chunk(group.entries, number)
         yield paging.page_path(group.path, number), _hash(
-            head, str(number), str(count),
+            head, charts if number == 1 else "", str(number), str(count),
             repr([(e.path, e.message, e.repo, e.error_class, e.file, e.line, e.summary)
                   for e in rows]))
 
