@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
+
+import markdown
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from errdocs.catalog import facets
 from errdocs.catalog.model import GroupKind, build_catalog
@@ -21,6 +26,7 @@ from errdocs.pages.short import first_sentence
 from errdocs.plugins.home import MARKER, HomePlugin
 
 from .helpers import record
+from .test_escape import EXTENSIONS
 
 
 def _page(kind: GroupKind, value: str, records: list) -> str:
@@ -126,3 +132,46 @@ def test_charts_count_kinds_and_severities_and_escape_their_labels() -> None:
     assert "Errors by severity: error: 30; (none): 10." in chart
     tagged = build_catalog([record("t", tags=("x",))]).group_of(GroupKind.TAG, "x")
     assert group_charts(tagged) == ""  # tag pages have no charts
+
+
+_SHAPES = st.one_of(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60),
+    st.sampled_from(["<script>alert(1)</script>", "[x](javascript:alert(1))", "a | b", "\t\r\n",
+                     "`code` **b** {: .x }", "--8<-- \"/etc/passwd\"", "<![x", "x" * 3000,
+                     "&lt; &#60; &amp;", "=== \"tab\"", "- item\n1. item", "É\u00a0é"]))
+_ROW_TAGS = {"div", "ul", "li", "p", "a", "br", "span", "code", "h1", "figure", "figcaption",
+             "svg", "title", "text", "rect"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(message=_SHAPES, cls=_SHAPES, file=_SHAPES, meaning=_SHAPES, kind=_SHAPES, tag=_SHAPES)
+def test_rows_and_charts_of_any_record_text_become_no_markup(message: str, cls: str, file: str,
+                                                             meaning: str, kind: str,
+                                                             tag: str) -> None:
+    records = [record("a", error_message=message or "m", error_class=cls, file_path=file,
+                      line_number=3, documentation=meaning, error_type=kind,
+                      background_tag="cat", tags=("t", tag)),
+               record("b", slug="s2", error_message="other", tags=("t",), background_tag="cat")]
+    catalog = build_catalog(records)
+    for kind_of, value in ((GroupKind.REPO, "o/r"), (GroupKind.TAG, "t"),
+                           (GroupKind.CATEGORY, "cat")):
+        body = render_group(catalog.group_of(kind_of, value))[0].content.split("---\n", 2)[2]
+        html = markdown.markdown(body, extensions=EXTENSIONS)
+        parser = _Elements()
+        parser.feed(html)
+        assert set(parser.tags) <= _ROW_TAGS, parser.tags
+        assert parser.tags.count("li") == 2
+        assert all(href.endswith(".md") and ":" not in href for href in parser.hrefs)
+
+
+class _Elements(HTMLParser):
+    """The elements of an HTML text and its links."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.hrefs += [v or "" for k, v in attrs if k == "href"]
