@@ -20,13 +20,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synth
 
-import synth  # noqa: E402 - bench/ is not a package
-
-from errdocs.catalog.model import GroupKind, build_catalog  # noqa: E402
-from errdocs.catalog.scan import scan  # noqa: E402
-from errdocs.pages.render import (  # noqa: E402
+from errdocs.catalog.model import GroupKind, build_catalog
+from errdocs.catalog.scan import scan
+from errdocs.pages.render import (
     listed_kinds,
     render_group,
     render_group_list,

@@ -187,9 +187,12 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
 def entry_of(record: Record, path: str) -> Entry:
     """What listings show of ``record`` (a full or a light one: both give the same entry)."""
     file = record.file_path
+    summary = first_sentence(describe_record(record))
+    if summary == record.documentation:  # a light record's whole description: share it
+        summary = record.documentation
     return Entry(record.id, path, record.error_message, record.repo, file, record.line_number,
                  error_class=record.error_class,
-                 summary=first_sentence(describe_record(record)),
+                 summary=summary,
                  error_type=record.error_type, severity=record.severity,
                  handling=record.handling_strategy,
                  language=language_for(file) if file else "text",

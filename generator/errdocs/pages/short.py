@@ -36,7 +36,8 @@ def first_sentence(text: str, shortest: int = 20) -> str:
     flat = " ".join(text.split())
     for match in _SENTENCE_END.finditer(flat, shortest):
         return flat[: match.end()]
-    return flat
+    # Kept for every record of a build: the text itself when it is the one sentence, not a copy.
+    return text if flat == text else flat
 
 
 def describe_record(record: Record) -> str:
