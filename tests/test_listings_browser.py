@@ -70,6 +70,7 @@ def test_screenshots_of_home_a_repository_and_the_tags_index(browser: object, ho
         for scheme in ("default", "slate"):
             page.goto(hosted + path)
             page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+            page.wait_for_timeout(400)  # the theme's colour transitions (250 ms) end
             assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, scheme)
             shot = ARTIFACTS / f"listings-{name}-{width}-{scheme}.png"
             page.screenshot(path=str(shot), full_page=True)

@@ -16,11 +16,11 @@ BAR = 18
 """Height of a bar, in SVG units."""
 GAP = 6
 """Space between bars."""
-LABEL = 150
+LABEL = 120
 """Width of the labels' column."""
-WIDTH = 420
+WIDTH = 320
 """Width of the whole chart."""
-LABEL_CHARS = 22
+LABEL_CHARS = 18
 """A label is cut to this many characters (its full text stays in the title)."""
 
 
