@@ -86,10 +86,10 @@ def _h1(page: object) -> str:
 
 
 def _browse_to_the_seed_record(page: object) -> None:
-    """Home → "By tag" → the tag "mlx" → the seed record, by clicking links."""
+    """Home → its count of tags → the tag "mlx" → the seed record, by clicking links."""
     article = page.locator("article")  # type: ignore[attr-defined]
     with page.expect_navigation():  # type: ignore[attr-defined]
-        article.get_by_role("link", name="By tag", exact=True).click()
+        article.get_by_role("link", name="tags", exact=True).click()
     assert _h1(page) == "All tags"
     with page.expect_navigation():  # type: ignore[attr-defined]
         article.get_by_role("link", name="mlx", exact=True).click()

@@ -247,8 +247,8 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
     chart = bar_chart("chart-categories", "Errors by category",
                       facets.top(per_category, TOP))
     template = environment().get_template("home.md.j2")
-    return template.render(chart=chart,
-        records=len(catalog.entries), counts=counts, base=Markup(base), full=full,
+    return template.render(
+        records=len(catalog.entries), counts=counts, base=Markup(base), full=full, chart=chart,
         categories=largest(GroupKind.CATEGORY), repos=largest(GroupKind.REPO),
         rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes)
 
