@@ -47,8 +47,9 @@ def test_a_long_group_is_split_and_every_page_stays_small() -> None:
 def test_group_lists_are_split_too() -> None:
     records = [record(f"id{i:04d}", slug=f"s{i}", tags=(f"t{i}",)) for i in range(150)]
     pages = render_group_list(GroupKind.TAG, build_catalog(records))
-    assert [p.path for p in pages] == ["tags/index.md", "tags/index/2.md"]
-    assert pages[1].content.count("\n- [") == 50
+    assert [p.path for p in pages] == ["tags/index.md", "tags/index/2.md",
+                                       "tags/index/by-name.md", "tags/index/by-name/2.md"]
+    assert [p.content.count("\n| [t") for p in pages] == [100, 50, 100, 50]
 
 
 def test_compact_keeps_code_and_scripts_byte_for_byte() -> None:
