@@ -55,11 +55,11 @@ def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> 
     config = str(project / "mkdocs.yml")
     first = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert first.exit_code == 0, first.output
-    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 128 written, "
+    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 137 written, "
                             "0 unchanged, 0 removed\n")
     second = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert second.stdout == ("40 records, 0 errors, 0 warnings; pages: 0 written, "
-                             "128 unchanged, 0 removed\n")
+                             "137 unchanged, 0 removed\n")
     assert (project / "docs" / "errors" / "index.md").is_file()
     assert (project / "docs" / "index.md").read_text() == (ROOT / "docs" / "index.md").read_text()
 

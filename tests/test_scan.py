@@ -19,7 +19,7 @@ from errdocs.catalog.scan import (
     scan,
     stage,
 )
-from errdocs.pipeline import check
+from errdocs.pipeline import read_all
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}
@@ -45,14 +45,14 @@ def test_light_records_and_full_records_read_back_by_offset(tmp_path: Path) -> N
     full = list(read_records(found.sources, reversed(found.lights)))
     assert [r.id for r in full] == ["b2", "a1"]
     assert full[1].documentation == "What it means."
-    assert full == list(reversed(check([data]).records))
+    assert full == list(reversed(read_all([data]).records))
 
 
 def test_problems_match_check_on_every_run_even_when_cached(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(_rec()) + "\n{broken\n" + json.dumps(_rec(id="b2", repo="bad"))
                     + "\n" + json.dumps(_rec(id="c3", extra=1)) + "\n", "utf-8")
-    expected = [str(p) for p in check([data]).problems]
+    expected = [str(p) for p in read_all([data]).problems]
     assert len(expected) == 3
     for _ in range(2):  # the second run takes the clean record from the cache
         found = scan([data], tmp_path / "work")
@@ -68,7 +68,7 @@ def test_duplicates_are_found_among_cached_records(tmp_path: Path) -> None:
     both = _jsonl(tmp_path / "b.jsonl", _rec(), _rec(), _rec(slug="other"))
     found = scan([both], work)
     assert [x.record.id for x in found.lights] == ["a1"]
-    assert [str(p) for p in found.problems] == [str(p) for p in check([both]).problems]
+    assert [str(p) for p in found.problems] == [str(p) for p in read_all([both]).problems]
     assert "duplicate id with different content" in str(found.problems[0])
 
 
@@ -89,7 +89,7 @@ def test_other_forms_are_spooled_or_read_in_place(tmp_path: Path, form: str) -> 
         path.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\n" for r in records).encode())
     found = scan([path], tmp_path / "work")
     full = list(read_records(found.sources, found.lights))
-    assert full == check([path]).records
+    assert full == read_all([path]).records
     assert [x.record.origin for x in found.lights] == [r.origin for r in full]
 
 

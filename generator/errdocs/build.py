@@ -64,6 +64,7 @@ from errdocs.units.build import (
     to_render,
     unit_dates,
     unit_dir,
+    unit_markdown,
     unit_pages,
 )
 from errdocs.units.plan import (
@@ -83,6 +84,8 @@ from errdocs.units.workers import Workers
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
 """Units MkDocs builds, whose pages have sitemap dates."""
+_WRITTEN = (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
+"""Units that write their pages' Markdown (the root's is written before any unit)."""
 
 
 @dataclass(frozen=True)
@@ -189,8 +192,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                                if merge_only else chosen, pending)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
-            (page, key) for unit in dirty
-            if unit.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
+            (page, key) for unit in dirty if unit.kind in _WRITTEN
             for page, key in unit.page_keys if page in to_render(ctx, unit)))
         results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
@@ -208,6 +210,36 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
         max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        prepared.unconverted)
+
+
+def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = False,
+                  keep_versions: int = DEFAULT_KEEP) -> ShardedReport:
+    """Write the whole generated tree (``docs/errors/``: every page and the data files) as a
+    build writes it, and build nothing: plain ``mkdocs build`` then makes the site's pages.
+
+    The same steps as :func:`build_sharded` up to the plan, then every unit's Markdown,
+    rendered in this process. The pages of units that are not current are listed in the
+    journal first, as a build does before its units write: the next build renders them
+    again even if it is given other data. The history is read, never kept (no site moved).
+    """
+    work = settings.work_dir
+    with naming(settings.project_dir), project_lock(work), History(
+            site_folder(work, settings.site_dir), keep_versions) as past:
+        _clean_leftovers(work)
+        prepared = _prepare(settings, paths, strict, False, past)
+        pending = journal.read(work)
+        ctx, dirty = _to_build(prepared.ctx, prepared.units, pending)
+        journal.record(work, pending, ((page, key) for unit in dirty if unit.kind in _WRITTEN
+                                       for page, key in unit.page_keys))
+        written = prepared.written
+        for unit in prepared.units:
+            written += write_changed(settings.out_dir, unit_markdown(ctx, unit))[0]
+        removed = update_manifest(settings.out_dir, sorted(prepared.generated), prepared.known)
+        save(prepared.found, work)
+    return ShardedReport(
+        prepared.records, prepared.problems, len(prepared.units), 0, 0, 0, written, removed,
+        False, None, max(0, len(prepared.generated) - written), prepared.lookup_problems,
         prepared.unconverted)
 
 

@@ -94,13 +94,14 @@ class Scan:
     """The cache was written aside by :func:`stage` (and ``clean`` dropped)."""
 
 
-def scan(paths: Iterable[Path], work_dir: Path) -> Scan:
-    """Read and validate every record of ``paths``, using the cache in ``work_dir``."""
+def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None) -> Scan:
+    """Read and validate every record of ``paths``, using the cache in ``work_dir``; the
+    spool files go to ``spool_dir`` (default: ``work_dir/spool``)."""
     cache = _read_cache(work_dir / CACHE_FILE)
     fresh: dict[bytes, Cached] = {}
     validator = Validator()
     lights: list[Light] = []
-    places = _Places(work_dir / "spool")
+    places = _Places(spool_dir or work_dir / "spool")
     try:
         for path in iter_files(paths):
             places.start(path)
