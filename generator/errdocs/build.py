@@ -16,7 +16,7 @@ from pathlib import Path
 
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
-from errdocs.catalog.scan import STAGED_FILE, Light, Scan, save, scan, stage
+from errdocs.catalog.scan import Light, scan
 from errdocs.errors import InputError, naming
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
@@ -155,7 +155,6 @@ class _Prepared:
     written: int
     lookup_problems: tuple[Problem, ...]
     unconverted: int
-    found: Scan
 
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
@@ -201,7 +200,6 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                                       prepared.known)
         _forget_other_units(work, {u.name for u in units})
         journal.settle(work, pending, None if selection is None else chosen)
-        save(prepared.found, work)
         if selection is None:
             searchable = _assemble(settings, prepared, show_progress, full_text)
             past.commit()  # the site is in place; a slice's history is the merge's business
@@ -236,7 +234,6 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
         for unit in prepared.units:
             written += write_changed(settings.out_dir, unit_markdown(ctx, unit))[0]
         removed = update_manifest(settings.out_dir, sorted(prepared.generated), prepared.known)
-        save(prepared.found, work)
     return ShardedReport(
         prepared.records, prepared.problems, len(prepared.units), 0, 0, 0, written, removed,
         False, None, max(0, len(prepared.generated) - written), prepared.lookup_problems,
@@ -271,8 +268,7 @@ def _clean_leftovers(work: Path) -> None:
             name = child.name
             if name == "site.new" and folder.parent.name == "units" and child.is_dir():
                 shutil.rmtree(child)
-            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
-                                      or name == STAGED_FILE):
+            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")):
                 child.unlink()
 
 
@@ -309,7 +305,6 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     found = scan(paths, work)
     if strict and found.problems:
         raise StrictProblems(found.problems)
-    found = stage(found, work)
     catalog = build_catalog(x.record for x in found.lights)
     memo = lookup_memo.load(work)
     lookup = build_index([x.record for x in found.lights], catalog, javascript=True, memo=memo)
@@ -354,7 +349,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)))
     return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
-                     tuple(lookup.problems), data.unconverted, found)
+                     tuple(lookup.problems), data.unconverted)
 
 
 def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:

@@ -114,15 +114,16 @@ def record_of(paths: Iterable[Path], record_id: str,
 
 
 class _scanned:
-    """A scan whose spool files (inputs that cannot be read by offset) go to a temporary
-    folder: a lookup takes no lock, so it must not write where a build does."""
+    """A scan that reads the catalogue and writes nothing in the work folder (its spool
+    files go to a temporary folder): a lookup takes no lock, so it must not write where a
+    build does."""
 
     def __init__(self, paths: list[Path], work_dir: Path) -> None:
         self._paths, self._work = paths, work_dir
         self._spool = tempfile.TemporaryDirectory(prefix="errdocs-lookup-")
 
     def __enter__(self) -> Scan:
-        return scan(self._paths, self._work, spool_dir=Path(self._spool.name))
+        return scan(self._paths, self._work, spool_dir=Path(self._spool.name), keep=False)
 
     def __exit__(self, *_exc: object) -> None:
         self._spool.cleanup()
