@@ -52,7 +52,7 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     """sitebuild._prepare, step by step; what it keeps alive."""
     from errdocs import build as sitebuild
     from errdocs.catalog.model import build_catalog
-    from errdocs.catalog.scan import scan, stage
+    from errdocs.catalog.scan import scan
     from errdocs.lookup import build_index
     from errdocs.pages.write import write_changed
     from errdocs.search.pastebox import site_data
@@ -60,7 +60,6 @@ def prepare(settings: Settings, data: Path) -> list[object]:
 
     work = settings.work_dir
     found = phase("scan", lambda: scan([data], work))
-    found = phase("scan cache staged", lambda: stage(found, work))
     catalog = phase("catalogue", lambda: build_catalog(x.record for x in found.lights))
     lookup = phase("lookup index", lambda: build_index([x.record for x in found.lights],
                                                        catalog, javascript=True))

@@ -43,6 +43,7 @@ pytestmark = pytest.mark.slow
 _STAGES = [(re.compile(pattern), stage) for pattern, stage in (
     (r"^\.errdocs/build\.lock$", "lock"),
     (r"^\.errdocs/(catalog\.sqlite|lookup-memo)", "caches"),
+    (r"^\.errdocs/sites/[^/]+/history\.sqlite$", "history"),
     (r"^docs/errors/\.errdocs-manifest\.json$", "manifest"),
     (r"^docs/errors/", "generated pages"),
     (r"^\.errdocs/journal\.json$", "journal"),

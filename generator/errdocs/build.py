@@ -17,7 +17,7 @@ from pathlib import Path
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
-from errdocs.errors import InputError, naming
+from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.changes import (
@@ -132,6 +132,8 @@ class ShardedReport:
     unconverted: int = 0
     """Patterns with no JavaScript form or too slow there (the paste box matches those by
     template)."""
+    notes: tuple[str, ...] = ()
+    """Warnings about what failed once the site was in place (the site stands)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -200,15 +202,30 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                                       prepared.known)
         _forget_other_units(work, {u.name for u in units})
         journal.settle(work, pending, None if selection is None else chosen)
+        notes: tuple[str, ...] = ()
         if selection is None:
             searchable = _assemble(settings, prepared, show_progress, full_text)
-            past.commit()  # the site is in place; a slice's history is the merge's business
+            # The site is in place (a slice's history is the merge's business).
+            notes = _keep_history(past)
     written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
         max(0, len(prepared.generated) - written), prepared.lookup_problems,
-        prepared.unconverted)
+        prepared.unconverted, notes)
+
+
+def _keep_history(past: History) -> tuple[str, ...]:
+    """Commit the history once the new site is in place. Failing now (a full disk) cannot
+    undo the site: it is said, and the build stands, its history not kept; the next build
+    compares its records with the previous version's again, which gives the same pages."""
+    try:
+        past.commit()
+    except (OSError, ErrdocsError) as exc:
+        line = os_failure(exc) if isinstance(exc, OSError) else str(exc)
+        return (f"Warning: {line}; the site was built, but its history was not kept: the next "
+                "build compares the records with the previous version's again",)
+    return ()
 
 
 def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = False,

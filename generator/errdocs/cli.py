@@ -277,6 +277,8 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
     click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
                f"written, {report.unchanged} unchanged, {report.removed} removed; units: "
                f"{report.built} built, {report.reused} reused")
+    for note in report.notes:
+        click.echo(note, err=True)
     if report.merged:
         searchable = "" if report.searchable is None else (
             f"; {report.searchable} pages in the full-text index")

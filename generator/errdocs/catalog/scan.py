@@ -80,7 +80,7 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
     lights: list[Light] = []
     places = _Places(spool_dir or work_dir / "spool")
     skipped = 0
-    with Catalogue(work_dir, keep=keep) as catalogue:
+    with Catalogue(work_dir, keep=keep) as catalogue, catalogue.writing():
         try:
             for path in iter_files(paths):
                 places.start(path)

@@ -22,10 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from errdocs.errors import BuildFailed
+from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
 FORMAT = "1"
@@ -126,12 +128,13 @@ class Catalogue:
                                            isolation_level=None)
                 if self._format() != FORMAT:
                     self.close()
-        except sqlite3.DatabaseError as exc:
+            self.run = self._run()
+        except sqlite3.Error as exc:
             self.close()
+            self.run = 0
             if not keep:
                 return  # a lookup does without it
             raise self._failed(exc) from exc
-        self.run = self._run()
 
     def _prepare(self) -> None:
         assert self._db is not None
@@ -220,6 +223,14 @@ class Catalogue:
         self._db.executemany("INSERT INTO lines VALUES (?, ?, ?, ?, ?, ?)",
                              ((name, seq, *line) for seq, line in enumerate(lines)))
 
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Say a failure of SQLite inside the block as :meth:`_failed` does."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from exc
+
     def commit(self) -> None:
         """Drop what this scan did not use, and keep the rest."""
         if self._db is None or not self.keep:
@@ -231,7 +242,7 @@ class Catalogue:
                              "(SELECT path FROM inputs WHERE used <> ?)", (self.run,))
             self._db.execute("DELETE FROM inputs WHERE used <> ?", (self.run,))
             self._db.execute("COMMIT")
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             raise self._failed(exc) from exc
         finally:
             self.close()
@@ -242,9 +253,11 @@ class Catalogue:
             self._db.close()
             self._db = None
 
-    def _failed(self, exc: sqlite3.DatabaseError) -> CatalogueError:
-        return CatalogueError(f"{self.path}: {exc}; delete it (it is a cache: the next build "
-                              "reads every record again)")
+    def _failed(self, exc: sqlite3.Error) -> Exception:
+        """What the operating system refused, as an OSError; else a damaged catalogue."""
+        return sqlite_failure(exc, self.path) or CatalogueError(
+            f"{self.path}: {exc}; delete it (it is a cache: the next build reads every record "
+            "again)")
 
     def __enter__(self) -> Catalogue:
         return self
