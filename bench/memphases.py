@@ -54,6 +54,7 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     from errdocs.catalog.model import build_catalog
     from errdocs.catalog.scan import scan
     from errdocs.lookup import build_index
+    from errdocs.pages.render import root_pages as render_root_pages
     from errdocs.pages.write import write_changed
     from errdocs.search.pastebox import site_data
     from errdocs.units.plan import plan
@@ -67,8 +68,8 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     search = phase("search box data", lambda: sitebuild.search_pages(
         settings, lookup, (x.record for x in found.lights), full_text=False))
     lookup = phase("lookup index freed", lambda: None)
-    root_pages = phase("root pages", lambda: sitebuild._root_pages(catalog) + data_pages.pages
-                       + search)
+    root_pages = phase("root pages", lambda: render_root_pages(catalog, changes=True)
+                       + data_pages.pages + search)
     generated = phase("generated paths", lambda: sitebuild._generated_paths(catalog, root_pages))
     phase("write root pages", lambda: write_changed(settings.out_dir, root_pages))
     hand = sitebuild._hand_written(settings, generated)

@@ -4,10 +4,11 @@ The hostile fixture is corrupted at random, byte by byte (flipped, inserted and 
 bytes 0x80-0xFF, CR, LF, NUL, a cut end), optionally gzipped, and read both ways:
 :func:`errdocs.pipeline.check` (``check``, streaming) and :func:`errdocs.pipeline.read_all` (the
 offline bundle's list), and :func:`errdocs.catalog.scan.scan` then
-:func:`errdocs.catalog.scan.read_records` (every other command), the scan both cold and with the cache of the intact fixture. They must give the same problems, line
-for line, and the same records, field for field (ids and where each was read). The size limit
-and the reader's chunk size are drawn too, so records over the limit and line ends split
-between chunks are part of every run.
+:func:`errdocs.catalog.scan.read_records` (every other command), the scan cold, with the
+catalogue of the intact fixture, and with its own (the file then taken from it whole). They
+must give the same problems, line for line, and the same records, field for field (ids and
+where each was read). The size limit and the reader's chunk size are drawn too, so records over
+the limit and line ends split between chunks are part of every run.
 """
 
 from __future__ import annotations

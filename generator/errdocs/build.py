@@ -32,7 +32,8 @@ from errdocs.pages.changes import (
 )
 from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
 from errdocs.pages.permalinks import ID_FOLDER, Addresses
-from errdocs.pages.render import Page, listed_kinds, render_group_list, render_home
+from errdocs.pages.render import Page
+from errdocs.pages.render import root_pages as render_root_pages
 from errdocs.pages.write import (
     MANIFEST,
     TEMPORARY,
@@ -335,7 +336,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
-    root_pages = _root_pages(catalog, snapshot)
+    root_pages = render_root_pages(catalog, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     data_files = data.pages + search
     resolve = resolve_data(catalog, snapshot, addresses)
@@ -399,16 +400,6 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
     finally:
         progress.close()
     return results
-
-
-def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page]:
-    """The lists of all groups and the front page (as render_all makes them; with a link to
-    what each dataset version changed)."""
-    pages: list[Page] = []
-    for kind in listed_kinds(catalog):
-        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
-    pages.append(render_home(catalog, changes=snapshot is not None))
-    return pages
 
 
 RESERVED_SITE_PATHS = (f"{ID_FOLDER}/", "api/", FEED_FILE)
