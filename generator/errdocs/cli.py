@@ -247,8 +247,9 @@ def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
     check_site_dir(settings, settings.work_dir)
     preview = Preview(settings, paths or (settings.project_dir / SAMPLE_DATASET,),
                       jobs=jobs or default_jobs(), told=_echo_built)
-    click.echo(f"Building, then previewing with {engines.display()} on "
-               f"http://{dev_addr}{preview.mount_path()} (Ctrl+C stops it)")
+    mount = preview.mount_path()
+    where = dev_addr if mount == "/" else f"{dev_addr}{mount}"
+    click.echo(f"Previewing with {engines.display()} on {where} (Ctrl+C stops it)")
     pipeline.serve(preview, host, int(port), lambda line: click.echo(line, err=True))
 
 
