@@ -10,6 +10,8 @@ What the scan learns about the inputs, kept between runs:
   its size, modification time and a hash of its bytes, with where each of its record lines is
   (offset, size, line number, line hash). An input whose three are unchanged is not read
   line by line at all: its records are taken from here.
+- ``memo_patterns`` and ``memo_templates``: what the lookup read from each pattern and message
+  text (:mod:`errdocs.lookup.memo`), written by the build in a transaction of its own.
 
 Everything here is a fact about the inputs' bytes (a line's hash, a file's hash), never about a
 build's outcome, so the scan commits it at once, in one transaction: a build that fails later
@@ -47,8 +49,14 @@ CREATE TABLE IF NOT EXISTS inputs (
     blocks BLOB NOT NULL, used INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lines (
     path TEXT NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL, offset INTEGER NOT NULL,
-    size INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (path, seq)) WITHOUT ROWID
+    size INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (path, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memo_patterns (
+    text TEXT NOT NULL, browser INTEGER NOT NULL, facts TEXT NOT NULL,
+    PRIMARY KEY (text, browser)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS memo_templates (
+    text TEXT PRIMARY KEY, words TEXT NOT NULL, chars INTEGER NOT NULL) WITHOUT ROWID
 """
+_TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates")
 
 
 class Cached(NamedTuple):
@@ -117,29 +125,41 @@ class Catalogue:
         self.path = work_dir / FILE
         self.keep = keep
         self._db: sqlite3.Connection | None = None
+        self.run = 0
         try:
-            if keep:
-                work_dir.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, isolation_level=None)
-                self._db.execute("BEGIN IMMEDIATE")
-                self._prepare()
-            elif self.path.is_file():
-                self._db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
-                                           isolation_level=None)
-                if self._format() != FORMAT:
-                    self.close()
-            self.run = self._run()
-        except sqlite3.Error as exc:
+            self._open(work_dir)
+        except sqlite3.DatabaseError as exc:
             self.close()
-            self.run = 0
             if not keep:
                 return  # a lookup does without it
-            raise self._failed(exc) from exc
+            if sqlite_failure(exc, self.path) is not None:
+                raise self._failed(exc) from exc
+            # Not a database errdocs can read (damaged, or another file put there): it is only
+            # a cache of the inputs, in errdocs' own folder, so it is made again.
+            self.path.unlink()
+            try:
+                self._open(work_dir)
+            except sqlite3.Error as again:
+                self.close()
+                raise self._failed(again) from again
+
+    def _open(self, work_dir: Path) -> None:
+        if self.keep:
+            work_dir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("BEGIN IMMEDIATE")
+            self._prepare()
+        elif self.path.is_file():
+            self._db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
+                                       isolation_level=None)
+            if self._format() != FORMAT:
+                self.close()
+        self.run = self._run()
 
     def _prepare(self) -> None:
         assert self._db is not None
         if self._format() not in (None, FORMAT):
-            for table in ("meta", "records", "inputs", "lines"):
+            for table in _TABLES:
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in _SCHEMA.split(";"):
             self._db.execute(statement)
@@ -156,12 +176,24 @@ class Catalogue:
     def _run(self) -> int:
         """This scan's number: rows it uses are marked with it, the others dropped."""
         if self._db is None:
-            return 0
+            return 0  # (a memo's transaction bumps it too: only its order counts)
         row = self._db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
         run = int(row[0]) + 1 if row else 1
         if self.keep:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(run),))
         return run
+
+    @property
+    def db(self) -> sqlite3.Connection | None:
+        """The connection (``None`` when read-only and there is no catalogue)."""
+        return self._db
+
+    def meta(self, key: str) -> str | None:
+        """A value of the ``meta`` table."""
+        if self._db is None:
+            return None
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
 
     def known(self, key: bytes) -> Cached | None:
         """What the clean line hashed ``key`` gave, if it was seen before (and marks it used)."""
@@ -231,16 +263,18 @@ class Catalogue:
         except sqlite3.Error as exc:
             raise self._failed(exc) from exc
 
-    def commit(self) -> None:
-        """Drop what this scan did not use, and keep the rest."""
+    def commit(self, *, prune: bool = True) -> None:
+        """Keep what was written; ``prune``: drop first the records and inputs this scan did
+        not use."""
         if self._db is None or not self.keep:
             self.close()
             return
         try:
-            self._db.execute("DELETE FROM records WHERE used <> ?", (self.run,))
-            self._db.execute("DELETE FROM lines WHERE path IN "
-                             "(SELECT path FROM inputs WHERE used <> ?)", (self.run,))
-            self._db.execute("DELETE FROM inputs WHERE used <> ?", (self.run,))
+            if prune:
+                self._db.execute("DELETE FROM records WHERE used <> ?", (self.run,))
+                self._db.execute("DELETE FROM lines WHERE path IN "
+                                 "(SELECT path FROM inputs WHERE used <> ?)", (self.run,))
+                self._db.execute("DELETE FROM inputs WHERE used <> ?", (self.run,))
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise self._failed(exc) from exc
