@@ -57,7 +57,7 @@ _SQLITE_ERRNO = {"SQLITE_FULL": errno.ENOSPC, "SQLITE_IOERR": errno.EIO,
 """SQLite's result codes for what the operating system refused, as the errno it stands for."""
 
 
-def sqlite_failure(exc: sqlite3.Error, path: object) -> OSError | None:
+def sqlite_failure(exc: sqlite3.Error, path: str | os.PathLike[str]) -> OSError | None:
     """A failure of SQLite to write ``path`` (a full disk, an I/O error, no permission) as
     the :class:`OSError` it comes from, so it is said as any other (:func:`os_failure`);
     ``None`` when it is not one (a damaged or foreign file)."""

@@ -306,4 +306,4 @@ _FIELDS = ("id, repo, slug, message, pattern, analyzed_at, tags, category, class
 
 def _cached(row: tuple[Any, ...]) -> Cached:
     """A row of :data:`_FIELDS` (tags as a JSON list)."""
-    return Cached(*row[:6], tuple(json.loads(row[6])), *row[7:])
+    return Cached._make((*row[:6], tuple(json.loads(row[6])), *row[7:]))
