@@ -128,13 +128,16 @@ def test_a_changed_input_is_read_again_even_with_its_size_and_time(tmp_path: Pat
 
 
 def test_a_lookup_scan_writes_nothing_and_the_catalogue_forgets_what_no_scan_used(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     work = tmp_path / "work"
     data = _jsonl(tmp_path / "d.jsonl", _rec(), _rec(id="b2", slug="t"))
     scan([data], work, keep=False)
     assert not work.exists()  # read-only: no catalogue made, no folder
     scan([data], work)
     assert scan([data], work, keep=False).skipped == 1  # ... but read when there is one
+    os.chdir(tmp_path)  # as `errdocs lookup` reads it: .errdocs/, relative to the folder
+    assert scan([data], Path("work"), keep=False).skipped == 1
     _jsonl(data, _rec(id="b2", slug="t"))
     scan([data], work)
     with sqlite3.connect(work / store.FILE) as db:

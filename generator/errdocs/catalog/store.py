@@ -150,7 +150,7 @@ class Catalogue:
             self._db.execute("BEGIN IMMEDIATE")
             self._prepare()
         elif self.path.is_file():
-            self._db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True,
+            self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                        isolation_level=None)
             if self._format() != FORMAT:
                 self.close()
