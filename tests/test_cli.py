@@ -53,6 +53,10 @@ def test_check_needs_a_path() -> None:
 
 def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> None:
     config = str(project / "mkdocs.yml")
+    work = project / ".errdocs"
+    work.mkdir()
+    for name in ("scan-cache.pickle", "lookup-memo.pickle"):  # an earlier errdocs' caches
+        (work / name).write_bytes(b"old")
     first = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert first.exit_code == 0, first.output
     assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 137 written, "
@@ -62,6 +66,9 @@ def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> 
                              "137 unchanged, 0 removed\n")
     assert (project / "docs" / "errors" / "index.md").is_file()
     assert (project / "docs" / "index.md").read_text() == (ROOT / "docs" / "index.md").read_text()
+    # The pickles are gone; the journal names the pages no unit built yet (the next build's).
+    assert sorted(p.name for p in work.glob("*.*")) == ["build.lock", "catalog.sqlite",
+                                                        "journal.json"]
 
 
 def test_strict_build_with_bad_records_changes_nothing(project: Path, tmp_path: Path) -> None:

@@ -85,6 +85,8 @@ from errdocs.units.workers import Workers
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
 """Units MkDocs builds, whose pages have sitemap dates."""
+_OBSOLETE = frozenset({"scan-cache.pickle", "scan-cache.pickle.new", "lookup-memo.pickle"})
+"""What earlier errdocs kept in the work folder, now in the catalogue (``catalog.sqlite``)."""
 _WRITTEN = (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
 """Units that write their pages' Markdown (the root's is written before any unit)."""
 
@@ -273,7 +275,8 @@ def _to_build(ctx: Context, chosen: list[Unit],
 
 def _clean_leftovers(work: Path) -> None:
     """Remove what killed builds left in the work folder: only files and folders errdocs
-    names itself (temporary files, unit outputs being made, dead bundles' folders). Staging
+    names itself (temporary files, unit outputs being made, dead bundles' folders, the caches
+    of earlier versions). Staging
     trees are the merge's to clear (``sitestate.Place.clear``); temporary pages in the
     generated tree go on ``_hand_written``'s walk."""
     if not work.is_dir():
@@ -286,7 +289,8 @@ def _clean_leftovers(work: Path) -> None:
             name = child.name
             if name == "site.new" and folder.parent.name == "units" and child.is_dir():
                 shutil.rmtree(child)
-            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")):
+            elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
+                                      or (folder == work and name in _OBSOLETE)):
                 child.unlink()
 
 
