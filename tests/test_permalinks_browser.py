@@ -24,6 +24,7 @@ pytestmark = [
                        reason="needs Debian's chromium (/usr/bin/chromium)"),
 ]
 SAMPLE_VERSION = "2026-08-28T06:17:29.519Z"
+SECOND_VERSION = "2026-09-30T00:00:00.000Z"
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +39,10 @@ ODD = {"Odd/ID": "odd-slash", "ÜBER-1": "umlaut"}
 
 @pytest.fixture(scope="module")
 def odd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The sample with two odd ids, built twice: in the second version the seed's message (so
-    its address) changed. Served under /docs/."""
+    """The sample with two odd ids, built twice: in the second version (a new
+    ``datasetVersion``: a rebuild under the same version gives what a cold build of it gives,
+    so it leaves no address behind) the seed's message (so its address) changed. Served under
+    /docs/."""
     folder = tmp_path_factory.mktemp("odd")
     lines = sites.SAMPLE.read_text("utf-8").splitlines()
     extra = []
@@ -54,7 +57,10 @@ def odd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     seed = json.loads(lines[0])
     seed["record"].update(errorMessage="Unknown MLX async mode (renamed): {launch.mode}",
                           slug="renamed-mode")
-    data.write_text("\n".join([json.dumps(seed), *lines[1:], *extra]) + "\n", "utf-8")
+    second = [json.loads(line) for line in [json.dumps(seed), *lines[1:], *extra]]
+    for value in second:
+        value["datasetVersion"] = SECOND_VERSION
+    data.write_text("".join(json.dumps(value) + "\n" for value in second), "utf-8")
     sites.build_project(project, data)
     with sites.serve(project / "site", "/docs/") as url:
         yield url
@@ -95,6 +101,7 @@ def test_the_404_page_sends_an_id_typed_in_another_case_to_its_record(
 
 @pytest.mark.parametrize(("address", "slug"), [
     ("id/Odd/ID/", "odd-slash"), ("id/über-1/", "umlaut"), ("id/ÜBER-1/", "umlaut"),
+    (f"{sites.SEED_PAGE}/", "renamed-mode"),  # the redirect page left there
     (f"{sites.SEED_PAGE}.html", "renamed-mode"), (f"{sites.SEED_PAGE.upper()}/", "renamed-mode")])
 def test_the_404_page_finds_odd_ids_and_left_addresses_in_its_data(
         browser: object, odd_site: str, address: str, slug: str) -> None:
