@@ -191,8 +191,8 @@ def test_exports_and_redirects_are_valid_json_and_html_whatever_the_text(text: s
     page = redirect_page("id/x/index.html", "errors/o/r/s/", rec.error_message, SITE)
     parser = _Texts()
     parser.feed(page)
-    assert parser.tags == ["html", "head", "meta", "title", "meta", "link", "meta", "body", "p",
-                           "a"]
+    assert parser.tags == ["html", "head", "meta", "meta", "meta", "title", "meta", "link",
+                           "meta", "body", "p", "a"]
     assert parser.text["title"] == _shown(rec.error_message)
 
 

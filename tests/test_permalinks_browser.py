@@ -176,9 +176,50 @@ def test_screenshots_of_what_changed_and_of_a_removed_page(
     page.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
+def test_screenshots_of_the_versions_and_of_an_id_page_where_refresh_is_off(
+        browser: object, hosted: str, viewport: dict[str, int]) -> None:
+    """The list of versions with the feed's link, light and dark, nothing hidden in a box
+    scrolling sideways; an /id/ page as a reader sees it when the refresh does not happen
+    (JavaScript off, the record's page not answering): readable at a phone's width and in
+    the system's dark scheme."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, watch = _open(browser, viewport)
+    width = viewport["width"]
+    page.goto(f"{hosted}errors/changes/")  # type: ignore[attr-defined]
+    assert _h1(page) == "Dataset versions"
+    assert page.get_by_role("link", name="Atom feed of added and changed errors").is_visible()  # type: ignore[attr-defined]
+    for scheme in ("default", "slate"):
+        page.evaluate(  # type: ignore[attr-defined]
+            f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        _shoot(page, f"versions-{width}-{scheme}", width)
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+    for scheme in ("light", "dark"):
+        context = browser.new_context(  # type: ignore[attr-defined]
+            viewport=viewport, color_scheme=scheme, java_script_enabled=False,
+            is_mobile=viewport is PHONE)  # a phone lays out 980 px without a viewport tag
+        page = context.new_page()
+        page.route(f"{hosted}{sites.SEED_PAGE}/", lambda route: route.fulfill(status=204))
+        page.goto(f"{hosted}id/{sites.SEED_ID}/")
+        page.wait_for_timeout(300)  # the refresh, answered by nothing: the page stays
+        assert page.url == f"{hosted}id/{sites.SEED_ID}/"
+        link = page.get_by_role("link", name=sites.SEED_MESSAGE)
+        assert link.get_attribute("href") == f"../../{sites.SEED_PAGE}/"
+        text = page.evaluate("getComputedStyle(document.body).color")
+        assert text == ("rgb(0, 0, 0)" if scheme == "light" else "rgb(255, 255, 255)")
+        assert page.evaluate("window.innerWidth") == width  # the viewport tag: not 980 px
+        _shoot(page, f"id-{width}-{scheme}", width)
+        context.close()
+
+
 def _shoot(page: object, name: str, width: int) -> None:
     scroll = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
     assert scroll <= width, f"{name} scrolls sideways"
+    boxes = page.evaluate(  # type: ignore[attr-defined]
+        "[...document.querySelectorAll('.md-typeset__scrollwrap')]"
+        ".filter(e => e.scrollWidth > e.clientWidth).length")
+    assert boxes == 0, f"{name} hides part of a table in a box scrolling sideways"
     shot = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(shot), full_page=True)  # type: ignore[attr-defined]
     assert shot.stat().st_size > 5_000
