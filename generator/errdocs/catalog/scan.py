@@ -84,7 +84,7 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
         try:
             for path in iter_files(paths):
                 places.start(path)
-                stamp = stamp_of(path) if path.suffix != ".gz" and path.is_file() else None
+                stamp = _stamp(path)
                 placed = None if stamp is None else catalogue.unchanged(path, stamp)
                 if placed is None:
                     _read(path, stamp, places, catalogue, validator, lights)
@@ -95,6 +95,17 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
             places.close()
         catalogue.commit()
     return Scan(lights, validator.problems, places.names, skipped)
+
+
+def _stamp(path: Path) -> Stamp | None:
+    """What tells the bytes of ``path`` apart, when it can be read in place; ``None`` when it
+    cannot be read at all, which the reader then says in its own words."""
+    if path.suffix == ".gz":
+        return None
+    try:
+        return stamp_of(path)
+    except OSError:
+        return None
 
 
 def _read(path: Path, stamp: Stamp | None, places: _Places, catalogue: Catalogue,
