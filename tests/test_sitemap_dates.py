@@ -41,6 +41,8 @@ def _pages(project: Path) -> dict[str, tuple[str, str]]:
     pages = {}
     docs = project / "docs"
     for path in docs.rglob("*.md"):
+        if path.name.startswith("."):  # the home page's summary: MkDocs makes no page of it
+            continue
         relative = path.relative_to(docs).as_posix().removesuffix(".md")
         url = SITE_URL + (relative.removesuffix("index") if relative.endswith("index")
                           else relative + "/")
