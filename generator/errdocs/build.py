@@ -324,7 +324,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     """Scan, catalogue, update the history, write the root's generated pages and the data
     and static files, and plan the units."""
     work = settings.work_dir
-    found = scan(paths, work)
+    found = scan(paths, work, strict=strict)
     if strict and found.problems:
         raise StrictProblems(found.problems)
     catalog = build_catalog(x.record for x in found.lights)
