@@ -75,6 +75,7 @@ from errdocs.units.plan import (
     global_key,
     group_pages,
     plan,
+    render_key,
     unit_count,
 )
 from errdocs.units.progress import Progress, wanted
@@ -320,7 +321,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                 for g in catalog.groups[kind].values()}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
-                  changes_links=tuple(sorted(listed)))
+                  changes_links=tuple(sorted(listed)), render_key=render_key(addresses))
     return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted, found)
 

@@ -75,6 +75,9 @@ class Context:
     """The "what changed" pages (rendered: a few, bounded) and, for the changes unit, ..."""
     changes_links: tuple[str, ...] = ()
     """... the generated-tree paths of the record pages they link to."""
+    render_key: str = ""
+    """Hash of what errdocs' rendering of a page depends on besides the page's key
+    (:func:`errdocs.units.plan.render_key`); empty: render every page MkDocs builds."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +114,12 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
     keys = dict(unit.page_keys)
     todo = to_render(ctx, unit)
+    fresh = _to_write(ctx, unit, todo)
     reused = {p for p in keys if p not in todo}
-    missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
+    missing = {p for p in keys if p not in fresh and not (ctx.settings.out_dir / p).is_file()}
     companions: dict[str, str] = {}
     written, _ = write_changed(ctx.settings.out_dir,
-                               _pages(ctx, unit, todo | missing, todo, companions))
+                               _pages(ctx, unit, fresh | missing, fresh, companions))
     sub = ctx.settings.subtree
     if unit.kind is UnitKind.ROOT:
         owned, stubs = ctx.root_pages, ctx.root_links
@@ -127,9 +131,11 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
     _reuse_outputs(folder, config, kept)
     if unit.kind is UnitKind.RECORDS:
-        _write_companions(folder, companions, _companion_files(ctx, unit, reused))
+        _write_companions(folder, companions,
+                          _companion_files(ctx, unit, {p for p in keys if p not in fresh}))
     record_files(folder, unit.key, folder / "site.new")
-    finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
+    finish(folder, {"key": unit.key, "global": ctx.global_key, "render": ctx.render_key,
+                    "pages": keys})
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
@@ -139,6 +145,22 @@ def to_render(ctx: Context, unit: Unit) -> set[str]:
     keys = dict(unit.page_keys)
     reused = _reusable(unit_dir(ctx.work_dir, unit.name), ctx.global_key, keys)
     return {p for p in keys if p not in reused or p in ctx.unsettled}
+
+
+def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
+    """Of the pages MkDocs builds, those errdocs renders again: all of them, but when the
+    unit was built before with the same rendering (:attr:`Context.render_key`: code,
+    templates, addresses), only those whose own inputs changed and the unsettled ones. The
+    Markdown (and the companions) of the others are what that build wrote: a ``mkdocs.yml``
+    edit converts every page again, it does not render them again."""
+    folder = unit_dir(ctx.work_dir, unit.name)
+    stamp = stamp_of(folder)
+    before = stamp.get("pages")
+    if (not ctx.render_key or stamp.get("render") != ctx.render_key
+            or not isinstance(before, dict) or not (folder / "site").is_dir()):
+        return todo
+    keys = dict(unit.page_keys)
+    return {p for p in todo if before.get(p) != keys[p] or p in ctx.unsettled}
 
 
 def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
@@ -341,6 +363,7 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
         "docs_dir": str(ctx.settings.docs_dir), "owned": list(owned), "stubs": list(stubs),
         "kept": list(kept), "root": unit.kind is UnitKind.ROOT,
         "template_cache": str(ctx.work_dir / "templates"),
+        "bodies": str(folder / "bodies.sqlite"),
     }).encode("utf-8"))
     base = base_config(ctx.settings.config_file)
     plugins = [_unit_dates(p, folder) for p in _plugin_list(base.get("plugins"))
