@@ -4,6 +4,7 @@ the MkDocs config changed), what did change is made again, and the site is a col
 
 from __future__ import annotations
 
+import io
 import shutil
 import sys
 from collections.abc import Iterator
@@ -104,8 +105,13 @@ def test_a_changed_extension_setting_converts_every_page_again(
     assert site == _cold_site(project, data, tmp_path / "cold")
 
 
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_a_changed_record_and_theme_template_make_again_what_they_touch(
-        tmp_path: Path, project: Path, counts: _Counts) -> None:
+        tmp_path: Path, project: Path, counts: _Counts, monkeypatch: pytest.MonkeyPatch) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=13)
     settings = load_settings(project / "mkdocs.yml")
     build_sharded(settings, [data], jobs=1, show_progress=False)
@@ -115,7 +121,15 @@ def test_a_changed_record_and_theme_template_make_again_what_they_touch(
     data.write_text("".join(lines), "utf-8")
     header = project / "overrides" / "partials" / "header.html"
     header.write_text("<!-- warm -->\n" + header.read_text("utf-8"), "utf-8")
-    build_sharded(settings, [data], jobs=1, show_progress=False)
+    terminal, stderr = _Tty(), sys.stderr
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("ERRDOCS_PROGRESS", raising=False)
+    build_sharded(settings, [data], jobs=1, show_progress=True)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    # Said before building: one record changed, every page is built again (the template).
+    assert terminal.getvalue().startswith("To do: 1 record changed; ")
+    assert " units to build.\n" in terminal.getvalue()
     # The changed record's page is rendered and converted again (with the pages and data
     # showing what changed); every other page only goes through the new theme template.
     assert counts.rendered == 1 and 1 <= counts.converted <= 4

@@ -58,8 +58,10 @@ from errdocs.units.build import (
     Context,
     UnitResult,
     base_config,
+    changed_records,
     dates_enabled,
     is_current,
+    pages_to_build,
     static_dir,
     to_render,
     unit_dates,
@@ -78,7 +80,7 @@ from errdocs.units.plan import (
     render_key,
     unit_count,
 )
-from errdocs.units.progress import Progress, wanted
+from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
@@ -188,6 +190,8 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
                                if merge_only else chosen, pending)
+        announce(changed_records(ctx, dirty), sum(pages_to_build(ctx, u) for u in dirty),
+                 len(dirty), len(units), enabled=show_progress)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
             (page, key) for unit in dirty

@@ -134,8 +134,11 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         _write_companions(folder, companions,
                           _companion_files(ctx, unit, {p for p in keys if p not in fresh}))
     record_files(folder, unit.key, folder / "site.new")
-    finish(folder, {"key": unit.key, "global": ctx.global_key, "render": ctx.render_key,
-                    "pages": keys})
+    stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key,
+                                 "render": ctx.render_key, "pages": keys}
+    if unit.kind is UnitKind.RECORDS:
+        stamp["lines"] = {i: _line(ctx, i) for i in unit.members}
+    finish(folder, stamp)
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
@@ -145,6 +148,30 @@ def to_render(ctx: Context, unit: Unit) -> set[str]:
     keys = dict(unit.page_keys)
     reused = _reusable(unit_dir(ctx.work_dir, unit.name), ctx.global_key, keys)
     return {p for p in keys if p not in reused or p in ctx.unsettled}
+
+
+def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
+    """Records of ``units`` whose JSON line is not the one their unit was last built from
+    (new records included): what a refresh found changed."""
+    count = 0
+    for unit in units:
+        if unit.kind is UnitKind.RECORDS:
+            lines = stamp_of(unit_dir(ctx.work_dir, unit.name)).get("lines")
+            before = lines if isinstance(lines, dict) else {}
+            count += sum(before.get(i) != _line(ctx, i) for i in unit.members)
+    return count
+
+
+def pages_to_build(ctx: Context, unit: Unit) -> int:
+    """Pages MkDocs builds in ``unit`` (data units build none)."""
+    if unit.kind is UnitKind.ROOT:
+        return len(ctx.root_pages)
+    return 0 if unit.kind is UnitKind.DATA else len(to_render(ctx, unit))
+
+
+def _line(ctx: Context, record_id: str) -> str:
+    """A short form of the hash of a record's line, for the stamp."""
+    return ctx.lights[record_id].line_hash[:16]
 
 
 def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
