@@ -61,7 +61,6 @@ from errdocs.units.build import (
     changed_records,
     dates_enabled,
     is_current,
-    pages_to_build,
     static_dir,
     to_render,
     unit_dates,
@@ -190,13 +189,15 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
                                if merge_only else chosen, pending)
-        announce(changed_records(ctx, dirty), sum(pages_to_build(ctx, u) for u in dirty),
+        todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it reads its stamp
+                if u.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)}
+        announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
+                 + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
                  len(dirty), len(units), enabled=show_progress)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
-            (page, key) for unit in dirty
-            if unit.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
-            for page, key in unit.page_keys if page in to_render(ctx, unit)))
+            (page, key) for unit in dirty if unit.name in todo
+            for page, key in unit.page_keys if page in todo[unit.name]))
         results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
         if selection is None:

@@ -162,13 +162,6 @@ def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
     return count
 
 
-def pages_to_build(ctx: Context, unit: Unit) -> int:
-    """Pages MkDocs builds in ``unit`` (data units build none)."""
-    if unit.kind is UnitKind.ROOT:
-        return len(ctx.root_pages)
-    return 0 if unit.kind is UnitKind.DATA else len(to_render(ctx, unit))
-
-
 def _line(ctx: Context, record_id: str) -> str:
     """A short form of the hash of a record's line, for the stamp."""
     return ctx.lights[record_id].line_hash[:16]
