@@ -30,7 +30,13 @@ from errdocs.pages.render import Page, render_group, render_record
 from errdocs.pages.write import atomic_write, write_changed
 from errdocs.project import Settings, read_config_data
 from errdocs.records.record import Record
-from errdocs.site.merge import CANNOT_LINK, SITEMAP, keep_sitemap_entries, record_files
+from errdocs.site.merge import (
+    CANNOT_LINK,
+    SITEMAP,
+    UnitOutput,
+    keep_sitemap_entries,
+    record_files,
+)
 from errdocs.units.mkdocs_run import BuildError, run_mkdocs
 from errdocs.units.plan import Unit, UnitKind, group_pages, record_groups, related_targets
 
@@ -128,18 +134,88 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
     kept = [f"{sub}/{p}" for p in sorted(reused)]
     config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
+    before = _output_files(folder) if unit.kind is not UnitKind.ROOT else None
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    _reuse_outputs(folder, config, kept)
-    if unit.kind is UnitKind.RECORDS:
-        _write_companions(folder, companions,
-                          _companion_files(ctx, unit, {p for p in keys if p not in fresh}))
-    record_files(folder, unit.key, folder / "site.new")
     stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key,
                                  "render": ctx.render_key, "pages": keys}
     if unit.kind is UnitKind.RECORDS:
         stamp["lines"] = {i: _line(ctx, i) for i in unit.members}
-    finish(folder, stamp)
+    others = _companion_files(ctx, unit, {p for p in keys if p not in fresh}) if (
+        unit.kind is UnitKind.RECORDS) else []
+    if before is not None:  # only what changed is put into the unit's output
+        _write_companions(folder, companions, [])
+        _keep_sitemap(folder, config, kept, folder / "site" / SITEMAP)
+        after = {_dest(config, p) for p in kept} | set(others)
+        _patch(folder, unit.key, before, after, stamp)
+    else:
+        _reuse_outputs(folder, config, kept)
+        if unit.kind is UnitKind.RECORDS:
+            _write_companions(folder, companions, others)
+        record_files(folder, unit.key, folder / "site.new")
+        finish(folder, stamp)
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def _output_files(folder: Path) -> list[str] | None:
+    """The files of the unit's current output, when it is complete and listed (its stamp
+    names the key its file list is kept under): it can then be patched in place."""
+    key = stamp_of(folder).get("key")
+    if not isinstance(key, str) or not (folder / "site").is_dir():
+        return None
+    return UnitOutput("", key, folder).files()
+
+
+def _patch(folder: Path, key: str, before: list[str], kept: set[str],
+           stamp: dict[str, object]) -> None:
+    """Bring the unit's output to the new version in place: each file MkDocs (or a record's
+    companions) made in ``site.new`` replaces its namesake by rename, the files of ``before``
+    that are neither made nor ``kept`` go, the sitemap is the new one. Renames and unlinks
+    never change a file's content, so the live site and the merge's spare tree, which link
+    the same files, keep theirs. The stamp goes first and comes back last (see
+    :func:`finish`): a kill in between leaves the unit to be built again from nothing."""
+    old, fresh = folder / "site", folder / "site.new"
+    made = _walk(fresh)
+    (folder / "stamp.json").unlink(missing_ok=True)
+    for relative in made:
+        target = old / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(fresh / relative, target)
+    for name in (SITEMAP, SITEMAP + ".gz"):
+        if (fresh / name).is_file():
+            os.replace(fresh / name, old / name)
+    files = set(made) | {f for f in before if f in kept}
+    gone = [f for f in before if f not in files]
+    for relative in gone:
+        (old / relative).unlink(missing_ok=True)
+    _prune({(old / r).parent for r in gone}, old)
+    record_files(folder, key, old, names=sorted(files))
+    shutil.rmtree(fresh)
+    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
+
+
+def _walk(site: Path) -> list[str]:
+    """The files below ``site`` (relative), but its sitemap."""
+    return [os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site)
+            for f in files if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz"))]
+
+
+def _prune(folders: set[Path], stop: Path) -> None:
+    """Remove the folders a patch emptied, up to ``stop``."""
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+
+
+def _dest(config: MkDocsConfig, page: str) -> str:
+    return File(page, None, "", config.use_directory_urls).dest_uri
+
+
+def _keep_sitemap(folder: Path, config: MkDocsConfig, pages: list[str], old: Path) -> None:
+    """Add to ``site.new``'s sitemap the entries of ``old`` for ``pages`` (reused)."""
+    urls = {File(p, None, "", config.use_directory_urls).url for p in pages}
+    if urls:
+        keep_sitemap_entries(old, folder / "site.new" / SITEMAP, urls, config.site_url or "")
 
 
 def to_render(ctx: Context, unit: Unit) -> set[str]:
