@@ -166,12 +166,12 @@ def _write_exports(docs: Path, records: list[Record], catalog: Catalog, subtree:
         (IndexEntry(r.id, r.error_message, catalog.entries[r.id].path) for r in records),
         addresses))
     for path, text in files.items():
-        target = docs / path
-        if target.exists():
+        out = docs / path
+        if out.exists():
             raise BundleError(f"docs/{path}: errdocs writes the bundle's /{path.split('/')[0]}/;"
                               " move this file elsewhere")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, "utf-8")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, "utf-8")
 
 
 def lunr_plugins(configured: object, *, offline: bool) -> list[object]:
