@@ -27,7 +27,7 @@ from errdocs.errors import BuildFailed, naming
 from errdocs.pages.exports import record_file
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file, redirect_page
 from errdocs.pages.render import Page, render_group, render_record
-from errdocs.pages.write import atomic_write, write_changed
+from errdocs.pages.write import TEMPORARY, atomic_write, write_changed
 from errdocs.project import Settings, read_config_data
 from errdocs.records.record import Record
 from errdocs.site.merge import (
@@ -265,22 +265,56 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
     the feed, the pages at addresses records left), from :func:`static_dir` (both written
     before units are built). A link is safe: those files are replaced, never rewritten in
     place (write.write_changed), so a later change cannot reach this output or the live site."""
-    fresh, sub = folder / "site.new", ctx.settings.subtree
+    fresh = folder / "site.new"
     shutil.rmtree(fresh, ignore_errors=True)
+    keys = dict(unit.page_keys)
+    stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key, "pages": keys}
+    before, old = _output_files(folder), stamp_of(folder).get("pages")
+    if before is not None and isinstance(old, dict):
+        # Patched in place: only the files whose content changed are linked again.
+        (folder / "stamp.json").unlink(missing_ok=True)
+        site = folder / "site"
+        for path in unit.members:
+            if old.get(path) != keys[path]:
+                source, target = _data_file(ctx, path, site)
+                _place(source, target, temporary=True)
+        now = {_data_file(ctx, p, site)[1] for p in unit.members}
+        gone = [site / f for f in before if site / f not in now]
+        for target in gone:
+            target.unlink(missing_ok=True)
+        _prune({t.parent for t in gone}, site)
+        record_files(folder, unit.key, site, names=sorted(str(t.relative_to(site))
+                                                          for t in now))
+        atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
+        return
     for path in unit.members:
-        if path.startswith("/"):
-            source, target = static_dir(ctx.work_dir) / path[1:], fresh / path[1:]
-        else:
-            source, target = ctx.settings.out_dir / path, fresh / sub / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(source, target)
-        except OSError as exc:
-            if exc.errno not in CANNOT_LINK:
-                raise
-            shutil.copyfile(source, target)  # another file system
+        _place(*_data_file(ctx, path, fresh))
     record_files(folder, unit.key, fresh)
-    finish(folder, {"key": unit.key, "global": ctx.global_key})
+    finish(folder, stamp)
+
+
+def _data_file(ctx: Context, path: str, site: Path) -> tuple[Path, Path]:
+    """Where a data unit's member is written, and where it goes in the output ``site``."""
+    if path.startswith("/"):
+        return static_dir(ctx.work_dir) / path[1:], site / path[1:]
+    return ctx.settings.out_dir / path, site / ctx.settings.subtree / path
+
+
+def _place(source: Path, target: Path, *, temporary: bool = False) -> None:
+    """Link ``source`` at ``target`` (a copy on another file system); ``temporary``: through
+    a temporary name and a rename, replacing what is there without changing its content."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    at = target.with_name(f"{TEMPORARY}{target.name}") if temporary else target
+    if temporary:
+        at.unlink(missing_ok=True)
+    try:
+        os.link(source, at)
+    except OSError as exc:
+        if exc.errno not in CANNOT_LINK:
+            raise
+        shutil.copyfile(source, at)  # another file system
+    if temporary:
+        os.replace(at, target)
 
 
 def static_dir(work_dir: Path) -> Path:
