@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import sqlite3
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -33,7 +34,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, get_toc
 
-FORMAT = 1
+FORMAT = 2
 """Changes when what a row holds changes."""
 TOOLS = ("mkdocs", "properdocs", "markdown", "pymdown-extensions", "pygments",
          "mkdocs-material")
@@ -48,8 +49,9 @@ class Bodies:
     settings: str = ""
     """Hash of the conversion settings and the files known (same for every page of a build;
     made at the first page, when MkDocs hands over the files)."""
-    made: dict[str, tuple[str, str]] = field(default_factory=dict)
-    """Page source path to (key, body as JSON) converted this build, to store."""
+    made: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    """Page source path to (key, body as compressed JSON) converted this build, to store
+    (compressed: HTML shrinks ~6x, and the store holds every page of the site)."""
     hits: int = 0
     """Pages whose body was reused."""
     _db: sqlite3.Connection | None = None
@@ -65,8 +67,8 @@ class Bodies:
         if row is None or row[0] != key:
             return None
         try:
-            body = json.loads(row[1])
-        except ValueError:  # a damaged row is only a miss
+            body = json.loads(zlib.decompress(row[1]))
+        except (ValueError, zlib.error):  # a damaged row is only a miss
             return None
         return body if isinstance(body, dict) else None
 
@@ -87,7 +89,7 @@ class Bodies:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path)
             db.execute("CREATE TABLE IF NOT EXISTS bodies "
-                       "(page TEXT PRIMARY KEY, key TEXT NOT NULL, body TEXT NOT NULL)")
+                       "(page TEXT PRIMARY KEY, key TEXT NOT NULL, body BLOB NOT NULL)")
             self._db = db
         return self._db
 
@@ -142,7 +144,8 @@ def _render(original: Callable[[Page, MkDocsConfig, Files], None]) -> Callable[.
         with _Warnings() as warned:
             original(page, config, files)
         if not warned.count:
-            bodies.made[page.file.src_uri] = (key, json.dumps(_body(page)))
+            bodies.made[page.file.src_uri] = (
+                key, zlib.compress(json.dumps(_body(page)).encode("utf-8"), 1))
 
     return render
 
