@@ -265,7 +265,8 @@ def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
     """Cold, refresh and no-op side by side, with one cold build: the cold build is of the
     changed data B and its site is kept aside; the project is then refreshed to the original
     data A and back to B (each a refresh of ``percent`` % of the records; the second is the
-    one reported, its site compared with the cold build's), then built again unchanged."""
+    one reported, its site compared with the cold build's), then built again unchanged, then
+    after a ``mkdocs.yml`` edit (the site's name: every page changes, no record does)."""
     base.mkdir(parents=True, exist_ok=True)
     changed, count = change_records(data, base / "changed.jsonl", percent)
     where = base / "refresh"
@@ -278,7 +279,12 @@ def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
                           env=env)
     noop = errdocs_build(n, changed, where, jobs, "errdocs no-op", cold=False, env=env)
     wrong = different(where / "site", reference)
-    for result in (cold, again, noop):
+    config = where / "mkdocs.yml"  # a change to every page and no record: the warm rebuild
+    config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
+                                                        "site_name: errdocs (warm)", 1), "utf-8")
+    warm = errdocs_build(n, changed, where, jobs, "errdocs warm (mkdocs.yml)", cold=False,
+                         env=env)
+    for result in (cold, again, noop, warm):
         print(result.line(), flush=True)
     print(f"N={n:<7} {count} records changed: refresh {again.seconds:.2f} s = "
           f"{100 * again.seconds / cold.seconds:.1f}% of cold; no-op {noop.seconds:.2f} s = "
@@ -286,7 +292,9 @@ def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
     print(f"N={n:<7} refreshed site equals a cold build's: "
           + ("yes" if not wrong else f"NO ({len(wrong)} files differ, e.g. {wrong[:3]})"),
           flush=True)
-    return [cold, again, noop]
+    print(f"N={n:<7} warm rebuild after a mkdocs.yml edit: {warm.seconds:.2f} s = "
+          f"{100 * warm.seconds / cold.seconds:.1f}% of cold", flush=True)
+    return [cold, again, noop, warm]
 
 
 def same_tree(a: Path, b: Path) -> bool:

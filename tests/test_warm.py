@@ -5,6 +5,7 @@ the MkDocs config changed), what did change is made again, and the site is a col
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import sys
 from collections.abc import Iterator
@@ -160,3 +161,46 @@ def test_the_keys_hash_errdocs_templates_and_the_config(tmp_path: Path,
     config.write_text("site_name: b\n", "utf-8")
     assert plan.global_key(config) != after[0] and plan.render_key(here) == after[1]
     assert plan.render_key(Addresses(site_url="https://example.org/")) != after[1]
+
+
+def _is_record_page(path: str) -> bool:
+    parts = path.split("/")  # errors/<owner>/<repo>/<slug>/index.html
+    return (len(parts) == 5 and parts[0] == "errors" and parts[-1] == "index.html"
+            and parts[1] not in ("tags", "categories", "repos", "changes") and parts[3] != "index")
+
+
+def test_a_refresh_patches_unit_outputs_and_the_site_file_by_file(
+        tmp_path: Path, project: Path, counts: _Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the changed page's files are replaced (the others keep their file in the units'
+    outputs and in the site), a removed record's files go, each unit's file list is what its
+    output holds, and the site is a cold build's."""
+    monkeypatch.setattr(plan, "UNIT_SIZE", 16)
+    data = synth.write(12, tmp_path / "data.jsonl", seed=14)
+    settings = load_settings(project / "mkdocs.yml")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    site, units = project / "site", project / ".errdocs" / "units"
+
+    def inodes(root: Path) -> dict[str, int]:
+        return {p.relative_to(root).as_posix(): p.stat().st_ino
+                for p in root.rglob("*.html") if p.is_file()}
+
+    before = inodes(site)
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    lines[4] = lines[4].replace('"documentation":"', '"documentation":"Refreshed. ', 1)
+    data.write_text("".join(lines), "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    after = inodes(site)
+    records = [p for p in before if _is_record_page(p)]
+    assert len(records) == 12
+    assert sum(before[p] != after[p] for p in records) == 1  # the others were not touched
+    gone = json.loads(lines.pop(7))["record"]["id"]
+    data.write_text("".join(lines), "utf-8")
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert f"id/{gone}/index.html" in after and f"id/{gone}/index.html" not in inodes(site)
+    for unit in units.iterdir():
+        stamp = json.loads((unit / "stamp.json").read_text("utf-8"))
+        listed = (unit / f"files-{stamp['key']}.txt").read_text("utf-8").split("\n")
+        held = sorted(name for name in _tree(unit / "site")
+                      if name not in ("sitemap.xml", "sitemap.xml.gz"))
+        assert sorted(x for x in listed if x) == held, unit.name
+    assert _tree(site) == _cold_site(project, data, tmp_path / "cold")
