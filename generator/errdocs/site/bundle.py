@@ -33,8 +33,8 @@ from mkdocs.config.defaults import MkDocsConfig
 
 from errdocs.catalog.model import Catalog, GroupKind, group_key, shown_tags
 from errdocs.errors import ErrdocsError, naming
-from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, record_file, schema_text
-from errdocs.pages.permalinks import ID_FOLDER, Addresses, id_file, redirect_page
+from errdocs.pages.exports import every_export
+from errdocs.pages.permalinks import ID_FOLDER, Addresses
 from errdocs.pages.write import MANIFEST, read_manifest, write_pages
 from errdocs.pipeline import pages_for
 from errdocs.project import Settings, read_config_data
@@ -149,29 +149,15 @@ def make_bundle(records: list[Record], settings: Settings, output: Path) -> Bund
 
 
 def _write_exports(docs: Path, records: list[Record], catalog: Catalog, subtree: str) -> None:
-    """The site's exports for the bundle's records, as MkDocs copies them (static files):
-    ``/id/<id>/`` (linking ``.html`` pages, as the bundle's are), ``/api/records/``, the
-    schema and the paged index."""
-    addresses = Addresses(subtree, directory_urls=False)
-    files: dict[str, str] = {}
-    for record in records:
-        page = catalog.entries[record.id].path
-        target = id_file(record.id)
-        files[target] = redirect_page(target, addresses.page_url(page), record.error_message,
-                                      addresses)
-        path, text = record_file(record, page, addresses)
-        files[path] = text
-    files[SCHEMA_FILE] = schema_text(addresses)
-    files.update((p.path, p.content) for p in index_files(
-        (IndexEntry(r.id, r.error_message, catalog.entries[r.id].path) for r in records),
-        addresses))
-    for path, text in files.items():
-        out = docs / path
-        if out.exists():
-            raise BundleError(f"docs/{path}: errdocs writes the bundle's /{path.split('/')[0]}/;"
-                              " move this file elsewhere")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, "utf-8")
+    """The site's exports for the bundle's records (:func:`every_export`; ``/id/<id>/`` pages
+    link ``.html`` pages, as the bundle's are), as MkDocs copies them (static files)."""
+    for file in every_export(records, catalog, Addresses(subtree, directory_urls=False)):
+        target = docs / file.path
+        if target.exists():
+            raise BundleError(f"docs/{file.path}: errdocs writes the bundle's "
+                              f"/{file.path.split('/')[0]}/; move this file elsewhere")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(file.content, "utf-8")
 
 
 def lunr_plugins(configured: object, *, offline: bool) -> list[object]:
