@@ -3,7 +3,6 @@ without touching the hosted site's files."""
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
