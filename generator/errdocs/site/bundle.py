@@ -37,10 +37,10 @@ from errdocs.site.owner import MARKER
 
 DROPPED_PLUGINS = frozenset({"errdocs-lastmod", "search", "material/search", "offline",
                              "material/offline"})
-LEFT_OUT = ("*.map", MARKER, "sitemap.xml", "sitemap.xml.gz")
-"""Files of the built site not worth mailing: source maps of Material's scripts and styles,
-errdocs' marker of its site folders, the sitemap (of a site with no address)."""
-LEFT_OUT_FOLDERS = ("assets/javascripts/lunr", "assets/javascripts/workers")
+LEFT_OUT = frozenset({MARKER, "sitemap.xml", "sitemap.xml.gz"})
+"""Files of the built site not worth mailing (besides source maps, ``*.map``): errdocs' marker
+of its site folders, the sitemap (of a site with no address)."""
+LEFT_OUT_FOLDERS = ("assets/javascripts/lunr/", "assets/javascripts/workers/")
 """Material's lunr search (language support, worker), which the theme ships and nothing in
 the bundle loads: its search is errdocs' own."""
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -211,8 +211,7 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     partial = output.with_name(f".{output.name}.partial")
     pages = 0
     try:
-        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED,
-                                             compresslevel=9) as archive:
+        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in _files(site):
                 if _left_out(path):
                     continue
@@ -226,7 +225,8 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
 
 
 def _add(archive: zipfile.ZipFile, path: Path, name: str) -> None:
-    """Stream one file into ``archive``: read and compressed a chunk at a time."""
+    """Stream one file into ``archive``: read and compressed (zlib's default level) a chunk
+    at a time."""
     info = zipfile.ZipInfo(name, ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
@@ -236,9 +236,8 @@ def _add(archive: zipfile.ZipFile, path: Path, name: str) -> None:
 
 
 def _left_out(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return (path.startswith(tuple(f"{f}/" for f in LEFT_OUT_FOLDERS))
-            or any(Path(name).match(pattern) for pattern in LEFT_OUT))
+    return (path.endswith(".map") or path.rsplit("/", 1)[-1] in LEFT_OUT
+            or path.startswith(LEFT_OUT_FOLDERS))
 
 
 def _not_a_page(path: str) -> bool:
