@@ -483,7 +483,9 @@ def _global_key(settings: Settings) -> str:
     if isinstance(theme, dict) and theme.get("custom_dir"):
         extra += files_key(settings.project_dir / str(theme["custom_dir"]))
     extra.append(f"site_url={settings.site_url or base.get('site_url') or ''}".encode())
-    extra.append(f"profile={settings.profile}".encode())  # the profile's units are its own
+    profile = settings.profile  # the profile's units are its own (sorted: no hash order)
+    extra.append(f"profile={profile.name} {profile.directory_urls} {profile.site_url} "
+                 f"{sorted(profile.dropped)}".encode())
     for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
         try:
             match = _H1.search((settings.docs_dir / path).read_bytes())
