@@ -98,9 +98,10 @@ def test_related_errors_read_well_on_a_phone_and_a_desktop(
     assert width <= viewport["width"]
     section = page.locator("article h2#related-errors")  # type: ignore[attr-defined]
     section.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)  # type: ignore[attr-defined]  (the header's title slides in)
+    # scrolled past the title, the header shows it: wait for that, and end its slide-in
+    page.locator(".md-header__title--active").wait_for()  # type: ignore[attr-defined]
     shot: Path = ARTIFACTS / f"related-{viewport['width']}-{scheme}.png"
-    page.screenshot(path=str(shot))  # type: ignore[attr-defined]
+    page.screenshot(path=str(shot), animations="disabled")  # type: ignore[attr-defined]
     assert shot.stat().st_size > 10_000
     _clean(watch)
     page.close()  # type: ignore[attr-defined]

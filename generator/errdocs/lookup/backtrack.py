@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from errdocs.lookup.patterns import SubPattern, children
+from errdocs.lookup.patterns import Argument, Item, SubPattern, children
 
 Intervals = tuple[tuple[int, int], ...]
 """A set of code points, as sorted disjoint ``(low, high)`` ranges."""
@@ -64,31 +64,31 @@ def exponential(tree: SubPattern) -> bool:
     return False
 
 
-def _may_loop_ambiguously(items: list[tuple[object, object]]) -> bool:
+def _may_loop_ambiguously(items: list[Item]) -> bool:
     """Cheap pre-check: only a repeat of more than one character matcher can be ambiguous."""
     for op, av in items:
         if op not in _CONTAINERS:
             continue  # most items are literal characters
         if op in _REPEATS:
-            _low, high, sub = av  # type: ignore[misc]
+            _low, high, sub = av
             body = list(sub)
             if high not in (0, 1) and not (len(body) == 1 and body[0][0] in _ATOMS):
                 return True
-        if any(_may_loop_ambiguously(list(child)) for child in children(op, av)):  # type: ignore[call-overload]
+        if any(_may_loop_ambiguously(list(child)) for child in children(op, av)):
             return True
     return False
 
 
-def _assertion_bodies(items: list[tuple[object, object]]) -> list[list[tuple[object, object]]]:
+def _assertion_bodies(items: list[Item]) -> list[list[Item]]:
     """Look-around bodies, each matched on its own (they are zero-width in the automaton)."""
-    found: list[list[tuple[object, object]]] = []
+    found: list[list[Item]] = []
     for op, av in items:
         if op not in _CONTAINERS:
             continue
         if op in (sre.ASSERT, sre.ASSERT_NOT):
-            found.append(list(av[1]))  # type: ignore[index]
+            found.append(list(av[1]))
         for child in children(op, av):
-            found.extend(_assertion_bodies(list(child)))  # type: ignore[call-overload]
+            found.extend(_assertion_bodies(list(child)))
     return found
 
 
@@ -112,27 +112,27 @@ class _Automaton:
     labels: list[Intervals] = field(default_factory=list)
     follow: defaultdict[int, Counts] = field(default_factory=lambda: defaultdict(dict))
 
-    def fragment(self, items: list[tuple[object, object]], flags: int) -> _Fragment:
+    def fragment(self, items: list[Item], flags: int) -> _Fragment:
         """Add a sequence's positions; its first and last positions."""
         result = _Fragment({}, {}, True)
         for op, av in items:
             result = self._concat(result, self._item(op, av, flags))
         return result
 
-    def _item(self, op: object, av: object, flags: int) -> _Fragment:
+    def _item(self, op: object, av: Argument, flags: int) -> _Fragment:
         if op in _ATOMS:
             self.labels.append(_label(op, av, flags))
             position = len(self.labels) - 1
             return _Fragment({position: 1}, {position: 1}, False)
         if op is sre.SUBPATTERN:
-            _number, add, remove, sub = av  # type: ignore[misc]
+            _number, add, remove, sub = av
             return self.fragment(list(sub), (flags | add) & ~remove)
         if op is sre.ATOMIC_GROUP:
-            return self.fragment(list(av), flags)  # type: ignore[arg-type]
+            return self.fragment(list(av), flags)
         if op is sre.BRANCH:
-            return self._either([self.fragment(list(b), flags) for b in av[1]])  # type: ignore[index]
+            return self._either([self.fragment(list(b), flags) for b in av[1]])
         if op is sre.GROUPREF_EXISTS:
-            arms = [self.fragment(list(a), flags) for a in av[1:] if a is not None]  # type: ignore[index]
+            arms = [self.fragment(list(a), flags) for a in av[1:] if a is not None]
             return self._either(arms + [_Fragment({}, {}, True)] * (len(arms) < 2))
         if op in _REPEATS:
             return self._repeat(av, flags)
@@ -140,8 +140,8 @@ class _Automaton:
             return self._repeat((0, sre.MAXREPEAT, [(sre.ANY, None)]), sre.SRE_FLAG_DOTALL)
         return _Fragment({}, {}, True)  # zero-width: anchors, look-around
 
-    def _repeat(self, av: object, flags: int) -> _Fragment:
-        low, high, sub = av  # type: ignore[misc]
+    def _repeat(self, av: Argument, flags: int) -> _Fragment:
+        low, high, sub = av
         if high == 0:
             return _Fragment({}, {}, True)
         body = self.fragment(list(sub), flags)
@@ -249,16 +249,16 @@ def _components(graph: dict[tuple[int, int], list[tuple[tuple[int, int], bool]]]
 
 # ---- character sets ------------------------------------------------------------------------
 
-def _label(op: object, av: object, flags: int) -> Intervals:
+def _label(op: object, av: Argument, flags: int) -> Intervals:
     """The characters one matcher of the parse tree accepts."""
     ignore_case = bool(flags & sre.SRE_FLAG_IGNORECASE)
     if op is sre.LITERAL:
-        return _cased(((av, av),), ignore_case)  # type: ignore[arg-type]
+        return _cased(((av, av),), ignore_case)
     if op is sre.NOT_LITERAL:
-        return _complement(_cased(((av, av),), ignore_case))  # type: ignore[arg-type]
+        return _complement(_cased(((av, av),), ignore_case))
     if op is sre.ANY:
         return ((0, MAX_CODE),) if flags & sre.SRE_FLAG_DOTALL else ((0, 9), (11, MAX_CODE))
-    items = list(av)  # type: ignore[call-overload]
+    items = list(av)
     negate = bool(items) and items[0][0] is sre.NEGATE
     ranges: list[tuple[int, int]] = []
     for member, value in items[1:] if negate else items:
@@ -275,7 +275,7 @@ def _label(op: object, av: object, flags: int) -> Intervals:
 def _category(category: object, ascii_only: bool) -> Intervals:
     positive = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_SPACE: r"\s",
                 sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_NOT_WORD: r"\W",
-                sre.CATEGORY_NOT_SPACE: r"\S"}[category]  # type: ignore[index]
+                sre.CATEGORY_NOT_SPACE: r"\S"}[category]
     return _class_of(positive, ascii_only)
 
 

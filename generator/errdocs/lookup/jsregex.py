@@ -24,7 +24,7 @@ import re
 import re._constants as sre  # opcodes of the parse tree (see patterns.py)
 from dataclasses import dataclass
 
-from errdocs.lookup.patterns import SubPattern, parse
+from errdocs.lookup.patterns import Argument, Item, SubPattern, parse
 
 
 class Unconvertible(Exception):
@@ -85,38 +85,38 @@ class Emitter:
     SYNTAX = frozenset("\\^$.|?*+()[]{}/")
     """Characters escaped outside a class."""
 
-    def sequence(self, items: list[tuple[object, object]], flags: int) -> str:
+    def sequence(self, items: list[Item], flags: int) -> str:
         return "".join(self.item(op, av, flags) for op, av in items)
 
-    def item(self, op: object, av: object, flags: int) -> str:
+    def item(self, op: object, av: Argument, flags: int) -> str:
         if op is sre.LITERAL:
-            return self.literal(av)  # type: ignore[arg-type]
+            return self.literal(av)
         if op is sre.NOT_LITERAL:
-            return f"[^{self.class_literal(av)}]"  # type: ignore[arg-type]
+            return f"[^{self.class_literal(av)}]"
         if op is sre.ANY:
             return r"[\s\S]" if flags & sre.SRE_FLAG_DOTALL else r"[^\n]"
         if op is sre.IN:
-            return self.char_class(av, flags)  # type: ignore[arg-type]
+            return self.char_class(av, flags)
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
             return self.repeat(op, av, flags)
         if op is sre.SUBPATTERN:
             return self.group(av, flags)
         if op is sre.BRANCH:
-            _, alternatives = av  # type: ignore[misc]
+            _, alternatives = av
             return "(?:" + "|".join(self.sequence(list(a), flags) for a in alternatives) + ")"
         if op is sre.AT:
             return self.anchor(av, flags)
         if op in (sre.ASSERT, sre.ASSERT_NOT):
             return self.lookaround(op, av, flags)
         if op is sre.GROUPREF:
-            return self.groupref(av)  # type: ignore[arg-type]
+            return self.groupref(av)
         raise Unconvertible(f"{str(op).lower()} has no {self.ENGINE} equivalent")
 
     ENGINE = "JavaScript"
     """The target engine's name, for messages."""
 
-    def lookaround(self, op: object, av: object, flags: int) -> str:
-        direction, sub = av  # type: ignore[misc]
+    def lookaround(self, op: object, av: Argument, flags: int) -> str:
+        direction, sub = av
         kind = ("=" if op is sre.ASSERT else "!")
         return f"(?{'<' if direction < 0 else ''}{kind}{self.sequence(list(sub), flags)})"
 
@@ -126,8 +126,8 @@ class Emitter:
         name = self.names.get(number)
         return f"\\k<{name}>" if name else f"(?:\\{number})"
 
-    def repeat(self, op: object, av: object, flags: int) -> str:
-        low, high, sub = av  # type: ignore[misc]
+    def repeat(self, op: object, av: Argument, flags: int) -> str:
+        low, high, sub = av
         items = list(sub)
         body = self.sequence(items, flags)
         if not _is_atom(items):
@@ -140,8 +140,8 @@ class Emitter:
             quantifier = "?" if (low, high) == (0, 1) else f"{{{low},{high}}}"
         return body + quantifier + ("?" if op is sre.MIN_REPEAT else "")
 
-    def group(self, av: object, flags: int) -> str:
-        number, add, remove, sub = av  # type: ignore[misc]
+    def group(self, av: Argument, flags: int) -> str:
+        number, add, remove, sub = av
         inner = (flags | add) & ~remove
         if bool(inner & sre.SRE_FLAG_IGNORECASE) != self.ignore_case:
             raise Unconvertible("a scoped (?i:...) flag has no JavaScript equivalent")
@@ -151,7 +151,7 @@ class Emitter:
         name = self.names.get(number)
         return f"(?<{name}>{body})" if name else f"({body})"
 
-    def char_class(self, items: list[tuple[object, object]], flags: int) -> str:
+    def char_class(self, items: list[Item], flags: int) -> str:
         negate = bool(items) and items[0][0] is sre.NEGATE
         members = items[1:] if negate else items
         simple = [m for m in members if self.excluded(m, flags) is None]
@@ -175,14 +175,14 @@ class Emitter:
         """One character matched by none of ``matchers``."""
         return f"(?:(?!{'|'.join(matchers)})[\\s\\S])"
 
-    def class_member(self, op: object, av: object, flags: int) -> str:
+    def class_member(self, op: object, av: Argument, flags: int) -> str:
         if op is sre.LITERAL:
-            return self.class_literal(av)  # type: ignore[arg-type]
+            return self.class_literal(av)
         if op is sre.RANGE:
-            low, high = av  # type: ignore[misc]
+            low, high = av
             return f"{self.class_literal(low)}-{self.class_literal(high)}"
         if op is sre.CATEGORY:
-            positive = self.categories(flags).get(av)  # type: ignore[call-overload]
+            positive = self.categories(flags).get(av)
             if positive is not None:
                 return positive
         raise Unconvertible(f"{str(av).lower()} inside a character class")
@@ -196,7 +196,7 @@ class Emitter:
             sre.CATEGORY_SPACE: ASCII_SPACE if ascii_only else SPACE,
         }
 
-    def excluded(self, member: tuple[object, object], flags: int) -> str | None:
+    def excluded(self, member: Item, flags: int) -> str | None:
         """For a ``\\D``/``\\W``/``\\S`` class member, what it excludes (to print as
         ``[^...]``); ``None`` for any other member."""
         op, category = member
@@ -239,23 +239,23 @@ _NEGATED = {sre.CATEGORY_NOT_DIGIT: sre.CATEGORY_DIGIT, sre.CATEGORY_NOT_WORD: s
             sre.CATEGORY_NOT_SPACE: sre.CATEGORY_SPACE}
 
 
-def _sure_groups(items: list[tuple[object, object]]) -> set[int]:
+def _sure_groups(items: list[Item]) -> set[int]:
     """Capture groups that take part in every match: not inside an alternative, an optional
     repeat or a lookaround. A backreference to any other group can fail in Python where it
     matches nothing in JavaScript."""
     sure: set[int] = set()
     for op, av in items:
         if op is sre.SUBPATTERN:
-            number, _add, _remove, sub = av  # type: ignore[misc]
+            number, _add, _remove, sub = av
             if number is not None:
                 sure.add(number)
             sure |= _sure_groups(list(sub))
-        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[0] >= 1:  # type: ignore[index]
-            sure |= _sure_groups(list(av[2]))  # type: ignore[index]
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and av[0] >= 1:
+            sure |= _sure_groups(list(av[2]))
     return sure
 
 
-def _is_atom(items: list[tuple[object, object]]) -> bool:
+def _is_atom(items: list[Item]) -> bool:
     """Whether a quantifier can follow the converted ``items`` without a group."""
     if len(items) != 1:
         return False

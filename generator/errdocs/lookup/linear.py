@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import re2
 
 from errdocs.lookup.jsregex import Emitter, Unconvertible
-from errdocs.lookup.patterns import SubPattern, children, parse
+from errdocs.lookup.patterns import Argument, Item, SubPattern, children, parse
 
 MAX_COUNT = 1000
 """RE2's largest repeat count."""
@@ -197,7 +197,7 @@ class Re2Emitter(Emitter):
     SYNTAX = frozenset("\\^$.|?*+()[]{}")
     ENGINE = "RE2"
 
-    def lookaround(self, op: object, av: object, flags: int) -> str:
+    def lookaround(self, op: object, av: Argument, flags: int) -> str:
         raise Unconvertible("RE2 has no look-around")
 
     def groupref(self, number: int) -> str:
@@ -206,14 +206,14 @@ class Re2Emitter(Emitter):
     def negated_alternation(self, matchers: list[str]) -> str:
         raise Unconvertible("RE2 cannot exclude a negated class from a class")
 
-    def repeat(self, op: object, av: object, flags: int) -> str:
-        low, high, _sub = av  # type: ignore[misc]
+    def repeat(self, op: object, av: Argument, flags: int) -> str:
+        low, high, _sub = av
         if low > MAX_COUNT or (high is not sre.MAXREPEAT and high > MAX_COUNT):
             raise Unconvertible(f"RE2 repeats at most {MAX_COUNT} times")
         return super().repeat(op, av, flags)
 
-    def group(self, av: object, flags: int) -> str:
-        _number, add, remove, sub = av  # type: ignore[misc]
+    def group(self, av: Argument, flags: int) -> str:
+        _number, add, remove, sub = av
         inner = (flags | add) & ~remove
         body = self.sequence(list(sub), inner)
         case = inner & sre.SRE_FLAG_IGNORECASE
@@ -223,7 +223,7 @@ class Re2Emitter(Emitter):
             return f"(?{'' if case else '-'}i:{body})"
         return f"(?:{body})"
 
-    def item(self, op: object, av: object, flags: int) -> str:
+    def item(self, op: object, av: Argument, flags: int) -> str:
         if flags & sre.SRE_FLAG_IGNORECASE and op in (sre.LITERAL, sre.NOT_LITERAL, sre.IN) \
                 and _holds_dotless(op, av):
             raise Unconvertible("case-insensitive İ or ı (RE2 does not fold them as Python)")
@@ -261,11 +261,11 @@ class Re2Emitter(Emitter):
         return f"\\x{{{code:x}}}"
 
 
-def _holds_dotless(op: object, av: object) -> bool:
+def _holds_dotless(op: object, av: Argument) -> bool:
     codes = {0x130, 0x131}
     if op in (sre.LITERAL, sre.NOT_LITERAL):
         return av in codes
-    for member, value in av:  # type: ignore[attr-defined]
+    for member, value in av:
         if member is sre.LITERAL and value in codes:
             return True
         if member is sre.RANGE and any(value[0] <= c <= value[1] for c in codes):
@@ -277,7 +277,7 @@ _LACKED = frozenset({sre.ASSERT, sre.ASSERT_NOT, sre.GROUPREF, sre.GROUPREF_EXIS
                      sre.ATOMIC_GROUP, sre.POSSESSIVE_REPEAT})
 
 
-def lacks(items: list[tuple[object, object]]) -> bool:
+def lacks(items: list[Item]) -> bool:
     """Whether a parse tree uses what RE2 lacks (look-around, backreferences, conditionals,
     atomic and possessive groups, counts over :data:`MAX_COUNT`): a quick look, for telling
     the user, made once per pattern when the index is built. (:func:`re2_form`, which also
@@ -288,8 +288,8 @@ def lacks(items: list[tuple[object, object]]) -> bool:
         if op in _LACKED:
             return True
         if op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and max(
-                av[0], 0 if av[1] is sre.MAXREPEAT else av[1]) > MAX_COUNT:  # type: ignore[index]
+                av[0], 0 if av[1] is sre.MAXREPEAT else av[1]) > MAX_COUNT:
             return True
-        if any(lacks(list(child)) for child in children(op, av)):  # type: ignore[call-overload]
+        if any(lacks(list(child)) for child in children(op, av)):
             return True
     return False

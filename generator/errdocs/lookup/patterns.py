@@ -17,6 +17,7 @@ import re._parser as sre_parse
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, TypeAlias
 
 from errdocs.lookup.tokens import is_token_char
 
@@ -26,8 +27,14 @@ not whole words of the message."""
 BOUNDARY = object()
 """A piece that never holds a token character (``\\s+``, ``^``, ``\\b``)."""
 Piece = str | object
-SubPattern = sre_parse.SubPattern
-"""A parsed regex."""
+SubPattern: TypeAlias = Any
+"""A parsed regex: a ``re._parser.SubPattern`` (iterable over :data:`Item`, with ``state``
+and ``getwidth()``); ``re._parser`` declares no types."""
+Argument: TypeAlias = Any
+"""An opcode's argument in the parse tree: a code point, a tuple, a list of items or a
+subpattern, depending on the opcode (``re._parser`` declares no types)."""
+Item: TypeAlias = tuple[object, Argument]
+"""One item of a parsed regex: its opcode and the opcode's argument."""
 
 PLACEHOLDER = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 """``{name}`` in a template; ``{{`` and ``}}`` are literal braces (format-string style)."""
@@ -66,31 +73,31 @@ def parse(source: str) -> SubPattern:
     return tree
 
 
-def _check_lookbehinds(items: list[tuple[object, object]]) -> None:
+def _check_lookbehinds(items: list[Item]) -> None:
     """The one check ``re`` makes when compiling rather than parsing."""
     for op, av in items:
-        if op in (sre.ASSERT, sre.ASSERT_NOT) and av[0] < 0:  # type: ignore[index]
-            low, high = av[1].getwidth()  # type: ignore[index]
+        if op in (sre.ASSERT, sre.ASSERT_NOT) and av[0] < 0:
+            low, high = av[1].getwidth()
             if low != high:
                 raise re.error("look-behind requires fixed-width pattern")
         for sub in children(op, av):
             _check_lookbehinds(list(sub))
 
 
-def children(op: object, av: object) -> list[object]:
+def children(op: object, av: Argument) -> list[Argument]:
     """The sequences inside an item of a parse tree (look-around bodies included)."""
     if op in (sre.ASSERT, sre.ASSERT_NOT):
-        return [av[1]]  # type: ignore[index]
+        return [av[1]]
     if op is sre.SUBPATTERN:
-        return [av[3]]  # type: ignore[index]
+        return [av[3]]
     if op in _REPEATS:
-        return [av[2]]  # type: ignore[index]
+        return [av[2]]
     if op is sre.ATOMIC_GROUP:
         return [av]
     if op is sre.BRANCH:
-        return list(av[1])  # type: ignore[index]
+        return list(av[1])
     if op is sre.GROUPREF_EXISTS:
-        return [a for a in av[1:] if a is not None]  # type: ignore[index]
+        return [a for a in av[1:] if a is not None]
     return []
 
 
@@ -156,48 +163,48 @@ def _requirements(pieces: list[Piece]) -> Requirements:
     return Requirements(frozenset(words), literal_chars)
 
 
-def _pieces(items: list[tuple[object, object]], flags: int) -> list[Piece]:
+def _pieces(items: list[Item], flags: int) -> list[Piece]:
     """Flatten the required part of a parse tree into pieces."""
     pieces: list[Piece] = []
     for op, av in items:
         if op is sre.LITERAL:
-            pieces.append(chr(av))  # type: ignore[arg-type]
+            pieces.append(chr(av))
         elif op is sre.SUBPATTERN:
-            _group, add, remove, sub = av  # type: ignore[misc]
+            _group, add, remove, sub = av
             pieces.extend(_pieces(list(sub), (flags | add) & ~remove))
         elif op is sre.ATOMIC_GROUP:
-            pieces.extend(_pieces(list(av), flags))  # type: ignore[arg-type]
+            pieces.extend(_pieces(list(av), flags))
         elif op is sre.AT:
             pieces.append(BOUNDARY if av in _ANCHORS else WILD)
         elif op in (sre.ASSERT, sre.ASSERT_NOT):
             continue  # zero-width and says nothing about its neighbours' characters
         elif op in _REPEATS:
-            low, _high, sub = av  # type: ignore[misc]
+            low, _high, sub = av
             pieces.append(BOUNDARY if low >= 1 and _never_token(list(sub), flags) else WILD)
         else:
             pieces.append(BOUNDARY if _never_token([(op, av)], flags) else WILD)
     return pieces
 
 
-def _never_token(items: list[tuple[object, object]], flags: int) -> bool:
+def _never_token(items: list[Item], flags: int) -> bool:
     """True when ``items`` is one element that matches one character, never a token char."""
     if len(items) != 1:
         return False
     op, av = items[0]
     if op is sre.LITERAL:
-        return not is_token_char(chr(av))  # type: ignore[arg-type]
+        return not is_token_char(chr(av))
     if op is sre.IN:
-        return _class_never_token(tuple(av), flags & sre.SRE_FLAG_IGNORECASE)  # type: ignore[arg-type]
+        return _class_never_token(tuple(av), flags & sre.SRE_FLAG_IGNORECASE)
     return False
 
 
 @lru_cache(maxsize=4096)
-def _class_never_token(items: tuple[tuple[object, object], ...], ignore_case: int) -> bool:
+def _class_never_token(items: tuple[Item, ...], ignore_case: int) -> bool:
     """Whether a character class matches no token character (classes repeat a lot)."""
     return not any(_class_matches(list(items), c, ignore_case) for c in _TOKEN_CHARS)
 
 
-def _class_matches(items: list[tuple[object, object]], char: str, flags: int) -> bool:
+def _class_matches(items: list[Item], char: str, flags: int) -> bool:
     """Whether a character class (a parsed ``[...]``) matches ``char``."""
     negate = bool(items) and items[0][0] is sre.NEGATE
     variants = {char, char.lower(), char.upper()} if flags & sre.SRE_FLAG_IGNORECASE else {char}
@@ -205,15 +212,15 @@ def _class_matches(items: list[tuple[object, object]], char: str, flags: int) ->
     return found != negate
 
 
-def _class_item(op: object, av: object, char: str) -> bool:
+def _class_item(op: object, av: Argument, char: str) -> bool:
     code = ord(char)
     if op is sre.LITERAL:
         return av == code
     if op is sre.RANGE:
-        low, high = av  # type: ignore[misc]
+        low, high = av
         return low <= code <= high
     if op is sre.CATEGORY:
-        return char in _CATEGORY_CHARS.get(av, "")  # type: ignore[call-overload]
+        return char in _CATEGORY_CHARS.get(av, "")
     return False
 
 

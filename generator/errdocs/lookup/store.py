@@ -57,7 +57,7 @@ def load(file: Path, expected_stamp: list[object]) -> LookupIndex | None:
     rows, postings = data.get("targets"), data.get("postings")
     if not isinstance(rows, list) or not isinstance(postings, dict):
         return None
-    return LookupIndex(_Rows(rows), postings, [])  # type: ignore[arg-type]
+    return LookupIndex(_Rows(rows), postings, [])
 
 
 def save(index: LookupIndex, file: Path, file_stamp: list[object]) -> None:

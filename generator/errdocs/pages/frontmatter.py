@@ -79,6 +79,6 @@ def _entry(head: str, value: Tree, indent: str, lines: list[str]) -> None:
     elif isinstance(value, Sequence) and all(isinstance(item, str) for item in value):
         # PyYAML does not indent a list under its key ("indentless" sequences).
         lines.append(head if value else f"{head} []")
-        lines.extend(f"{indent}- {quoted(item)}" for item in value)  # type: ignore[arg-type]
+        lines.extend(f"{indent}- {quoted(item)}" for item in value)
     else:
         raise TypeError(f"front matter holds strings, lists of strings and mappings, not {value!r}")

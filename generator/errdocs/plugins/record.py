@@ -57,7 +57,7 @@ def crumbs_first(html: str) -> str:
     return _TITLE_THEN_CRUMBS.sub(r"\3\2\1", html, count=1)
 
 
-class RecordPagePlugin(BasePlugin):  # type: ignore[type-arg] - no options
+class RecordPagePlugin(BasePlugin):  # no options
     """``errdocs-record``: on every page's content, :func:`crumbs_first` and
     :func:`mark_raising_lines`."""
 

@@ -125,12 +125,14 @@ def _share_pygments_stylesheets() -> None:
     """
     from pygments.formatters.html import HtmlFormatter
 
-    if getattr(HtmlFormatter, "_errdocs_shared", False):
+    # Pygments' stubs leave out the private names this patches: the class is handled as Any
+    formatter: Any = HtmlFormatter
+    if getattr(formatter, "_errdocs_shared", False):
         return
-    create = HtmlFormatter._create_stylesheet
+    create = formatter._create_stylesheet
     tables: dict[tuple[object, str], tuple[dict[Any, str], dict[str, Any]]] = {}
 
-    def shared(self: HtmlFormatter) -> None:
+    def shared(self: Any) -> None:
         key = (self.style, self.classprefix)
         if key not in tables:
             create(self)
@@ -138,5 +140,5 @@ def _share_pygments_stylesheets() -> None:
         ttype2class, class2style = tables[key]
         self.ttype2class, self.class2style = dict(ttype2class), dict(class2style)
 
-    HtmlFormatter._create_stylesheet = shared  # type: ignore[method-assign]
-    HtmlFormatter._errdocs_shared = True  # type: ignore[attr-defined]
+    formatter._create_stylesheet = shared
+    formatter._errdocs_shared = True

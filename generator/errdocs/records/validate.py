@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from errdocs.pages.escape import safe_url
 from errdocs.records.problems import Problem, Severity, shown
@@ -78,7 +79,9 @@ class Validator:
             return None
         data, dataset_version = unwrapped
         context = _Context(item.origin, _record_id(data))
-        values = {f.attr: _check_field(f, data.get(f.name), context) for f in FIELDS}
+        # each value has its field's type once _check_field accepted it; Record checks none
+        values: dict[str, Any] = {f.attr: _check_field(f, data.get(f.name), context)
+                                  for f in FIELDS}
         self._check_extras(data, context)
         self._check_version(values["schema_version"], context)
         if context.has_errors or not self._first_of_id(str(values["id"]), data, context):
@@ -212,7 +215,7 @@ def _check_field(spec: Field, value: object, context: _Context) -> object:
     if spec.kind is Kind.TEXT:
         return _check_text(spec, _normalise(str(value)), context)
     if spec.kind is Kind.TEXT_LIST:
-        return tuple(_normalise(v) for v in value)  # type: ignore[union-attr]
+        return tuple(_normalise(v) for v in cast("list[str]", value))  # a list: checked above
     return value
 
 

@@ -9,6 +9,7 @@ message. Files are scripts that call ``__errdocsLookup(name, data)`` rather than
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from errdocs.lookup.index import LookupIndex, Target
@@ -95,10 +96,10 @@ def _entry(matching: tuple[object, ...], pages: list[tuple[object, int]]) -> lis
             list(keys), [n for _, n in pages]]  # type: ignore[call-overload]
 
 
-def _script(name: str | int, data: dict[str, object] | list[list[object]]) -> str:
+def _script(name: str | int, data: Mapping[str, object] | Sequence[list[object]]) -> str:
     """A script registering ``data``, one entry a line (readable diffs). ``ensure_ascii``
     keeps it plain ASCII, so no charset question arises however the file is opened."""
-    if isinstance(data, dict):
+    if isinstance(data, Mapping):
         body = _json(data)
     else:
         body = "[" + ",".join("\n" + _json(entry) for entry in data) + "\n]"

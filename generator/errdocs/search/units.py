@@ -61,7 +61,8 @@ def build_search_unit(ctx: Context, unit: Unit, pieces: int) -> UnitResult:
 
 def searchable_pages(work_dir: Path, units: list[Unit]) -> int:
     """Pages in the search index, as its units recorded."""
-    return sum(int(stamp_of(unit_dir(work_dir, u.name)).get("searchable", 0)) for u in units)
+    counts = (stamp_of(unit_dir(work_dir, u.name)).get("searchable", 0) for u in units)
+    return sum(count for count in counts if isinstance(count, int))
 
 
 def _marked_pages(site: Path) -> Iterator[tuple[str, str]]:

@@ -161,7 +161,7 @@ _RENAME_EXCHANGE = 2
 @functools.cache
 def _renameat2() -> Callable[..., int] | None:
     try:
-        return ctypes.CDLL(None, use_errno=True).renameat2  # type: ignore[no-any-return]
+        return ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):  # not Linux with glibc 2.28 or later
         return None
 
