@@ -3,6 +3,7 @@ without touching the hosted site's files."""
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -174,3 +175,20 @@ def test_a_build_and_a_bundle_keep_each_others_units(project: Path, tmp_path: Pa
     with zipfile.ZipFile(second.path) as opened:
         page = opened.read(f"b/{sites.SEED_PAGE}.html").decode()
     assert 'rel="canonical"' not in page and 'href="../../../index.html"' in page
+
+
+def test_a_failed_unit_is_the_bundles_one_line(project: Path, tmp_path: Path) -> None:
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text("utf-8").replace(
+        "  - errdocs-compact\n", "  - errdocs-compact\n  - no-such-plugin\n"), "utf-8")
+    out = tmp_path / "x.zip"
+    result = CliRunner().invoke(main, ["bundle", "-f", str(config), "-j", "1", "-o", str(out),
+                                       str(sites.SAMPLE)])
+    assert result.exit_code == 1
+    # MkDocs' own line saying why, then errdocs' one line saying what it left
+    said, last = result.output.splitlines()
+    assert said == ("ERROR   -  Config value 'plugins': The \"no-such-plugin\" plugin is not "
+                    "installed")
+    assert re.fullmatch(r"Error: unit [a-z]+-\d+: MkDocs build failed: Aborted with a "
+                        r"configuration error!; nothing was written", last), last
+    assert not out.exists()

@@ -27,7 +27,7 @@ from pathlib import Path
 from errdocs.build import ShardedReport, build_sharded
 from errdocs.catalog.model import GroupKind, group_key, shown_tags
 from errdocs.catalog.scan import Light
-from errdocs.errors import ErrdocsError, naming
+from errdocs.errors import BuildFailed, ErrdocsError, naming
 from errdocs.pages.permalinks import ID_FOLDER
 from errdocs.pages.write import MANIFEST, TEMPORARY, read_manifest
 from errdocs.project import OFFLINE, Settings
@@ -145,8 +145,12 @@ def make_bundle(settings: Settings, inputs: Iterable[Path], output: Path, *,
     # generated tree beside them.
     with project_lock(settings.work_dir):
         sync_hand_written(settings.docs_dir, offline.docs_dir, settings.subtree)
-        report = build_sharded(offline, inputs, jobs=jobs, show_progress=show_progress,
-                               choose=selection.choose, reset_history=True, keep_versions=1)
+        try:
+            report = build_sharded(offline, inputs, jobs=jobs, show_progress=show_progress,
+                                   choose=selection.choose, reset_history=True,
+                                   keep_versions=1)
+        except BuildFailed as exc:  # said as the bundle's: the zip is what was not written
+            raise BundleError(str(exc)) from exc
         folder = _folder_name(output)
         pages = write_zip(offline.site_dir, output, folder)
     return BundleReport(output, report.records, pages, output.stat().st_size, folder, report)
