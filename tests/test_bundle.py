@@ -185,10 +185,11 @@ def test_a_failed_unit_is_the_bundles_one_line(project: Path, tmp_path: Path) ->
     result = CliRunner().invoke(main, ["bundle", "-f", str(config), "-j", "1", "-o", str(out),
                                        str(sites.SAMPLE)])
     assert result.exit_code == 1
-    # MkDocs' own line saying why, then errdocs' one line saying what it left
-    said, last = result.output.splitlines()
-    assert said == ("ERROR   -  Config value 'plugins': The \"no-such-plugin\" plugin is not "
-                    "installed")
-    assert re.fullmatch(r"Error: unit [a-z]+-\d+: MkDocs build failed: Aborted with a "
+    # errdocs' one line saying what it left, last (after MkDocs' own line saying why, when
+    # MkDocs' logging reaches the terminal: not once other tests have set it up)
+    *said, last = result.output.splitlines()
+    assert said in ([], ["ERROR   -  Config value 'plugins': The \"no-such-plugin\" plugin "
+                         "is not installed"])
+    assert re.fullmatch(r"Error: unit [a-z0-9-]+: MkDocs build failed: Aborted with a "
                         r"configuration error!; nothing was written", last), last
     assert not out.exists()
