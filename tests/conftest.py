@@ -17,7 +17,8 @@ try:
     import playwright  # noqa: F401
 except ImportError:  # these modules import Playwright at the top; every other test runs
     collect_ignore = ["test_browser.py", "test_hostile_browser.py", "test_lookup_budget.py",
-                      "test_related_browser.py"]
+                      "test_permalinks_browser.py", "test_record_page_browser.py",
+                      "test_related_browser.py"]  # test_collect.py checks the list
 
 __all__ = ["ROOT", "SAMPLE", "copy_project"]  # shared with the tests that import them from here
 

@@ -10,6 +10,8 @@ import html.parser
 import json
 import re
 import sqlite3
+import subprocess
+import sys
 import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -191,8 +193,8 @@ def test_exports_and_redirects_are_valid_json_and_html_whatever_the_text(text: s
     page = redirect_page("id/x/index.html", "errors/o/r/s/", rec.error_message, SITE)
     parser = _Texts()
     parser.feed(page)
-    assert parser.tags == ["html", "head", "meta", "title", "meta", "link", "meta", "body", "p",
-                           "a"]
+    assert parser.tags == ["html", "head", "meta", "meta", "meta", "title", "meta", "link",
+                           "meta", "body", "p", "a"]
     assert parser.text["title"] == _shown(rec.error_message)
 
 
@@ -434,6 +436,20 @@ def test_export_writes_ndjson_and_sqlite_and_replaces_only_its_own_files(
                                  "export; refusing to replace it (choose another --output); "
                                  "nothing was written\n")
     assert foreign.read_text() == "mine\n"
+
+
+def test_an_export_to_a_reader_that_leaves_early_ends_quietly(project: Path) -> None:
+    """``errdocs export | head``: the closed pipe is no error line (the export is larger than
+    a pipe's buffer, so the writer does meet it)."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "errdocs", "export", "-f", str(project / "mkdocs.yml"),
+         str(SAMPLE)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert run.stdout is not None and run.stderr is not None
+    first = run.stdout.readline()
+    run.stdout.close()
+    errors = run.stderr.read().decode()
+    assert run.wait(timeout=60) == 1
+    assert json.loads(first)["record"]["id"] and errors == ""
 
 
 # -- The 404 page's data ----------------------------------------------------------------------

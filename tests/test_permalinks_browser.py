@@ -24,6 +24,7 @@ pytestmark = [
                        reason="needs Debian's chromium (/usr/bin/chromium)"),
 ]
 SAMPLE_VERSION = "2026-08-28T06:17:29.519Z"
+SECOND_VERSION = "2026-09-30T00:00:00.000Z"
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +39,10 @@ ODD = {"Odd/ID": "odd-slash", "ÜBER-1": "umlaut"}
 
 @pytest.fixture(scope="module")
 def odd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The sample with two odd ids, built twice: in the second version the seed's message (so
-    its address) changed. Served under /docs/."""
+    """The sample with two odd ids, built twice: in the second version (a new
+    ``datasetVersion``: a rebuild under the same version gives what a cold build of it gives,
+    so it leaves no address behind) the seed's message (so its address) changed. Served under
+    /docs/."""
     folder = tmp_path_factory.mktemp("odd")
     lines = sites.SAMPLE.read_text("utf-8").splitlines()
     extra = []
@@ -54,7 +57,10 @@ def odd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     seed = json.loads(lines[0])
     seed["record"].update(errorMessage="Unknown MLX async mode (renamed): {launch.mode}",
                           slug="renamed-mode")
-    data.write_text("\n".join([json.dumps(seed), *lines[1:], *extra]) + "\n", "utf-8")
+    second = [json.loads(line) for line in [json.dumps(seed), *lines[1:], *extra]]
+    for value in second:
+        value["datasetVersion"] = SECOND_VERSION
+    data.write_text("".join(json.dumps(value) + "\n" for value in second), "utf-8")
     sites.build_project(project, data)
     with sites.serve(project / "site", "/docs/") as url:
         yield url
@@ -95,6 +101,7 @@ def test_the_404_page_sends_an_id_typed_in_another_case_to_its_record(
 
 @pytest.mark.parametrize(("address", "slug"), [
     ("id/Odd/ID/", "odd-slash"), ("id/über-1/", "umlaut"), ("id/ÜBER-1/", "umlaut"),
+    (f"{sites.SEED_PAGE}/", "renamed-mode"),  # the redirect page left there
     (f"{sites.SEED_PAGE}.html", "renamed-mode"), (f"{sites.SEED_PAGE.upper()}/", "renamed-mode")])
 def test_the_404_page_finds_odd_ids_and_left_addresses_in_its_data(
         browser: object, odd_site: str, address: str, slug: str) -> None:
@@ -169,9 +176,50 @@ def test_screenshots_of_what_changed_and_of_a_removed_page(
     page.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
+def test_screenshots_of_the_versions_and_of_an_id_page_where_refresh_is_off(
+        browser: object, hosted: str, viewport: dict[str, int]) -> None:
+    """The list of versions with the feed's link, light and dark, nothing hidden in a box
+    scrolling sideways; an /id/ page as a reader sees it when the refresh does not happen
+    (JavaScript off, the record's page not answering): readable at a phone's width and in
+    the system's dark scheme."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, watch = _open(browser, viewport)
+    width = viewport["width"]
+    page.goto(f"{hosted}errors/changes/")  # type: ignore[attr-defined]
+    assert _h1(page) == "Dataset versions"
+    assert page.get_by_role("link", name="Atom feed of added and changed errors").is_visible()  # type: ignore[attr-defined]
+    for scheme in ("default", "slate"):
+        page.evaluate(  # type: ignore[attr-defined]
+            f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        _shoot(page, f"versions-{width}-{scheme}", width)
+    _clean(watch)
+    page.close()  # type: ignore[attr-defined]
+    for scheme in ("light", "dark"):
+        context = browser.new_context(  # type: ignore[attr-defined]
+            viewport=viewport, color_scheme=scheme, java_script_enabled=False,
+            is_mobile=viewport is PHONE)  # a phone lays out 980 px without a viewport tag
+        page = context.new_page()
+        page.route(f"{hosted}{sites.SEED_PAGE}/", lambda route: route.fulfill(status=204))
+        page.goto(f"{hosted}id/{sites.SEED_ID}/")
+        page.wait_for_timeout(300)  # the refresh, answered by nothing: the page stays
+        assert page.url == f"{hosted}id/{sites.SEED_ID}/"
+        link = page.get_by_role("link", name=sites.SEED_MESSAGE)
+        assert link.get_attribute("href") == f"../../{sites.SEED_PAGE}/"
+        text = page.evaluate("getComputedStyle(document.body).color")
+        assert text == ("rgb(0, 0, 0)" if scheme == "light" else "rgb(255, 255, 255)")
+        assert page.evaluate("window.innerWidth") == width  # the viewport tag: not 980 px
+        _shoot(page, f"id-{width}-{scheme}", width)
+        context.close()
+
+
 def _shoot(page: object, name: str, width: int) -> None:
     scroll = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
     assert scroll <= width, f"{name} scrolls sideways"
+    boxes = page.evaluate(  # type: ignore[attr-defined]
+        "[...document.querySelectorAll('.md-typeset__scrollwrap')]"
+        ".filter(e => e.scrollWidth > e.clientWidth).length")
+    assert boxes == 0, f"{name} hides part of a table in a box scrolling sideways"
     shot = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(shot), full_page=True)  # type: ignore[attr-defined]
     assert shot.stat().st_size > 5_000

@@ -24,6 +24,7 @@ from errdocs.catalog.history import HISTORY_FILE
 from errdocs.catalog.model import build_catalog
 from errdocs.catalog.paths import exact_segment
 from errdocs.pages.changes import changes_path
+from errdocs.pages.exports import every_export
 from errdocs.pages.permalinks import Addresses
 from errdocs.pipeline import check
 from errdocs.project import WORK_DIR, load_settings
@@ -129,6 +130,16 @@ def test_every_export_validates_and_reads_back_as_check_reads_the_record(
         assert back == dataclasses.replace(record, origin=Origin("x.json", 1))
     assert json.loads((site / "api" / "schema.json").read_text("utf-8")) == json_schema(
         SITE_URL + "api/schema.json")
+
+
+def test_the_exports_made_in_one_piece_are_those_the_build_makes_unit_by_unit(
+        hostile_site: tuple[Path, list]) -> None:
+    """:func:`every_export` (the offline bundle's exports) gives the built site's files."""
+    site, records = hostile_site
+    files = every_export(records, build_catalog(records), ADDRESSES)
+    assert len(files) == 2 * len(records) + 3  # /id/, /api/records/; schema, index head, page
+    for file in files:
+        assert (site / file.path).read_text("utf-8") == file.content, file.path
 
 
 def test_the_paged_index_lists_every_record_once(hostile_site: tuple[Path, list]) -> None:

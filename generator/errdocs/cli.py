@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,6 +99,11 @@ class _Guarded(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader of stdout left (`errdocs export | head`): nothing to say, and the
+            # interpreter must not fail flushing stdout at exit either.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(1) from None
         except (ErrdocsError, OSError) as exc:
             if ctx.params.get("debug"):
                 raise

@@ -94,8 +94,7 @@ def changes_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses,
 
     index = CHANGES_INDEX
     pages = [Page(index, environment().get_template("changes_index.md.j2").render(
-        meta=_meta(f"What each of the last {len(snapshot.versions)} versions of the dataset "
-                   "added, changed and removed."),
+        meta=_meta(_versions_description(len(snapshot.versions))),
         rows=[(v, relative_link(index, changes_path(v.name))) for v in snapshot.versions],
         keep=keep, feed=feed(index)))]
     for version in snapshot.versions:
@@ -110,6 +109,11 @@ def changes_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses,
             meta=_meta(_summary(version)), version=version, summary=_summary(version),
             lists=lists, feed=feed(path))))
     return pages
+
+
+def _versions_description(count: int) -> str:
+    kept = "the last version" if count == 1 else f"each of the last {count} versions"
+    return f"What {kept} of the dataset added, changed and removed."
 
 
 def _meta(description: str) -> dict[str, object]:

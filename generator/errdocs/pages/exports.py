@@ -22,10 +22,10 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from errdocs.catalog.model import build_catalog
+from errdocs.catalog.model import Catalog, build_catalog
 from errdocs.catalog.scan import read_records, scan
 from errdocs.errors import ErrdocsError
-from errdocs.pages.permalinks import Addresses, api_record_file
+from errdocs.pages.permalinks import Addresses, api_record_file, id_file, redirect_page
 from errdocs.pages.render import Page
 from errdocs.records.problems import Problem
 from errdocs.records.record import Record
@@ -122,6 +122,31 @@ def index_files(entries: Iterable[IndexEntry], addresses: Addresses) -> list[Pag
         chosen.sort()
         body = {"page": number, "pages": pages, "columns": head["columns"], "records": chosen}
         files.append(Page(f"{INDEX_FOLDER}/{number}.json", to_json(body)))
+    return files
+
+
+def record_companions(record: Record, page: str, addresses: Addresses) -> list[Page]:
+    """A record's files beside its page ``page`` (``o/r/s.md``): ``/id/<id>/`` (a redirect to
+    the page) and ``/api/records/<id>.json``, paths relative to the site's root. Both depend
+    on nothing but the record and its page's path."""
+    target = id_file(record.id)
+    return [Page(target, redirect_page(target, addresses.page_url(page), record.error_message,
+                                       addresses)),
+            Page(*record_file(record, page, addresses))]
+
+
+def every_export(records: Iterable[Record], catalog: Catalog,
+                 addresses: Addresses) -> list[Page]:
+    """All the exports of ``records`` (paths relative to the site's root): each record's
+    ``/id/<id>/`` page and ``/api/records/<id>.json``, the schema and the paged index. What
+    a site built in one piece, such as the offline bundle, writes; ``errdocs build`` makes the
+    same files unit by unit."""
+    chosen = list(records)
+    files = [file for record in chosen
+             for file in record_companions(record, catalog.entries[record.id].path, addresses)]
+    files.append(Page(SCHEMA_FILE, schema_text(addresses)))
+    files += index_files((IndexEntry(r.id, r.error_message, catalog.entries[r.id].path)
+                          for r in chosen), addresses)
     return files
 
 

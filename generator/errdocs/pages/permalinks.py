@@ -86,7 +86,10 @@ def redirect_page(source_file: str, target_url: str, message: str,
     href = _attr(relative_url(source_file, target_url))
     canonical = _attr(addresses.absolute(target_url) or relative_url(source_file, target_url))
     label = _text(message)
+    # The page shows only where meta refresh is off: readable on a phone and in dark mode
+    # (the browser's own colours) at the cost of two short tags, not a style sheet.
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'{_VIEWPORT}<meta name="color-scheme" content="light dark">\n'
             f"<title>{label}</title>\n"
             f'<meta name="robots" content="noindex">\n'
             f'<link rel="canonical" href="{canonical}">\n'
@@ -129,8 +132,7 @@ def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> st
     links.append(link(f"{addresses.subtree}/", "The error catalogue"))
     items = "".join(f"<li>{item}</li>\n" for item in links)
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width,initial-scale=1">\n'
-            f"<title>Removed: {_text(removed.message)}</title>\n"
+            f"{_VIEWPORT}<title>Removed: {_text(removed.message)}</title>\n"
             f'<meta name="robots" content="noindex">\n'
             f"<style>{_STYLE}</style>\n"
             f"</head>\n<body>\n<main>\n"
@@ -142,6 +144,7 @@ def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> st
             f"<ul>\n{items}</ul>\n</main>\n</body>\n</html>\n")
 
 
+_VIEWPORT = '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
 _STYLE = ("body{font-family:system-ui,sans-serif;line-height:1.5;margin:0;padding:2rem 1rem;"
           "color:#222;background:#fff}main{max-width:42rem;margin:auto}"
           "code{overflow-wrap:anywhere;background:#f2f2f2;padding:0 .2em}a{color:#3f51b5}"

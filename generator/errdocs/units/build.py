@@ -24,8 +24,8 @@ from mkdocs.structure.files import File
 from errdocs.catalog.model import Catalog, Group, GroupKind
 from errdocs.catalog.scan import Light, read_records
 from errdocs.errors import BuildFailed, naming
-from errdocs.pages.exports import record_file
-from errdocs.pages.permalinks import Addresses, api_record_file, id_file, redirect_page
+from errdocs.pages.exports import record_companions
+from errdocs.pages.permalinks import Addresses, api_record_file, id_file
 from errdocs.pages.render import Page, render_group, render_record
 from errdocs.pages.write import atomic_write, write_changed
 from errdocs.project import Settings, read_config_data
@@ -246,11 +246,7 @@ def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, st
     """A record's files beside its page: ``/id/<id>/`` (a redirect to the page) and
     ``/api/records/<id>.json``. Both depend on nothing but the record and its page's path,
     which the page's key holds: they are made and reused with the page."""
-    target = id_file(record.id)
-    json_path, json_text = record_file(record, page, addresses)
-    return {target: redirect_page(target, addresses.page_url(page), record.error_message,
-                                  addresses),
-            json_path: json_text}
+    return {file.path: file.content for file in record_companions(record, page, addresses)}
 
 
 def _companion_files(ctx: Context, unit: Unit, reused: set[str]) -> list[str]:
