@@ -52,15 +52,15 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     """sitebuild._prepare, step by step; what it keeps alive."""
     from errdocs import build as sitebuild
     from errdocs.catalog.model import build_catalog
-    from errdocs.catalog.scan import scan, stage
+    from errdocs.catalog.scan import scan
     from errdocs.lookup import build_index
+    from errdocs.pages.render import root_pages as render_root_pages
     from errdocs.pages.write import write_changed
     from errdocs.search.pastebox import site_data
     from errdocs.units.plan import plan
 
     work = settings.work_dir
     found = phase("scan", lambda: scan([data], work))
-    found = phase("scan cache staged", lambda: stage(found, work))
     catalog = phase("catalogue", lambda: build_catalog(x.record for x in found.lights))
     lookup = phase("lookup index", lambda: build_index([x.record for x in found.lights],
                                                        catalog, javascript=True))
@@ -68,8 +68,8 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     search = phase("search box data", lambda: sitebuild.search_pages(
         settings, lookup, (x.record for x in found.lights), full_text=False))
     lookup = phase("lookup index freed", lambda: None)
-    root_pages = phase("root pages", lambda: sitebuild._root_pages(catalog) + data_pages.pages
-                       + search)
+    root_pages = phase("root pages", lambda: render_root_pages(catalog, changes=True)
+                       + data_pages.pages + search)
     generated = phase("generated paths", lambda: sitebuild._generated_paths(catalog, root_pages))
     phase("write root pages", lambda: write_changed(settings.out_dir, root_pages))
     hand = sitebuild._hand_written(settings, generated)

@@ -38,17 +38,19 @@ def seed_record() -> dict:
 @pytest.fixture(scope="session")
 def sample_checked():
     """The sample dataset, checked once per test session."""
-    from errdocs.pipeline import check
+    from errdocs.pipeline import read_all
 
-    return check([SAMPLE])
+    return read_all([SAMPLE])
 
 
 @pytest.fixture(scope="session")
 def sample_index(sample_checked):
     """The lookup index of the sample dataset."""
-    from errdocs.pipeline import index_for_lookup
+    from errdocs.catalog.model import build_catalog
+    from errdocs.lookup import build_index
 
-    return index_for_lookup(sample_checked)
+    records = sample_checked.records
+    return build_index(records, build_catalog(records))
 
 
 @dataclass(frozen=True)

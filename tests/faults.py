@@ -17,7 +17,10 @@ hook was put next to. At the k-th counted call it acts as :class:`Plan` says:
   it, or its parent, with ``kill -9``).
 
 The swap of the new site with the old one (``merge._exchange``, a ``renameat2`` system call
-made through ctypes) is counted too. Two-path calls are logged with the path they write.
+made through ctypes) is counted too, and so is each commit of an SQLite database (the
+catalogue, the history): SQLite writes from C, so ``sqlite3.connect`` gives connections whose
+``COMMIT`` is counted as ``sqlite`` and fails as SQLite fails (``SQLITE_FULL``,
+``SQLITE_IOERR``, ``SQLITE_READONLY``). Two-path calls are logged with the path they write.
 
 Forked children inherit the wrappers (each counts for itself): the crash suite runs builds
 with one job so the count is the build's.
@@ -31,6 +34,7 @@ import io
 import json
 import os
 import signal
+import sqlite3
 import sys
 import time
 import traceback
@@ -86,6 +90,57 @@ def install(plan: Plan) -> None:
     for name in ("chmod", "utime"):
         _wrap(os, name, _always(name))
     _wrap(merge, "_exchange", _always("exchange"), _destination)
+    real_connect = sqlite3.connect
+    _real[(sqlite3, "connect")] = real_connect
+
+    def connect(database: Any, *args: Any, **kw: Any) -> sqlite3.Connection:
+        kw.setdefault("factory", _Counted)
+        connection = real_connect(database, *args, **kw)
+        connection.database = str(database)  # type: ignore[attr-defined]
+        return connection
+
+    sqlite3.connect = connect  # type: ignore[assignment]
+
+
+_SQLITE_ERRORS = {"ENOSPC": ("SQLITE_FULL", "database or disk is full"),
+                  "EIO": ("SQLITE_IOERR_WRITE", "disk I/O error"),
+                  "EACCES": ("SQLITE_READONLY", "attempt to write a readonly database")}
+
+
+class _Counted(sqlite3.Connection):
+    """A connection whose commits count as writes of its database file."""
+
+    database = ""
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        if sql.strip().upper().startswith(("COMMIT", "END")):
+            _count_commit(self.database)
+        return super().execute(sql, *args)
+
+    def commit(self) -> None:
+        _count_commit(self.database)
+        super().commit()
+
+
+def _count_commit(database: str) -> None:
+    plan = _plan
+    path = os.path.abspath(database) if database else ""
+    if plan is None or not (path + "/").startswith(plan.root + "/"):
+        return
+    relative = os.path.relpath(path, plan.root)
+    if plan.match not in relative or plan.operation not in ("", "sqlite"):
+        return
+    plan.log.append(("sqlite", relative))
+    if len(plan.log) != plan.k or plan.action in ("record", "pause"):
+        return
+    if plan.action == "kill":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+    name, message = _SQLITE_ERRORS[plan.action]
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorname = name  # type: ignore[attr-defined]
+    raise error
 
 
 def _always(name: str) -> Callable[[Sequence[Any], dict[str, Any]], str | None]:

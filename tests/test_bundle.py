@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from errdocs.cli import _size, main
 from errdocs.pages.render import Page
 from errdocs.pages.write import write_pages
-from errdocs.site.bundle import Selection, lunr_plugins, select, sync_hand_written
+from errdocs.site.bundle import Selection, select, sync_hand_written
 
 from . import sites
 from .helpers import record
@@ -125,14 +125,6 @@ def test_selection_is_repo_and_tag() -> None:
     assert [r.id for r in select(records, Selection(tags=("x",)))] == ["a", "c"]
     assert [r.id for r in select(records, Selection(("o/r",), ("x", "y")))] == ["a", "b"]
     assert Selection(("o/r", "z/z"), ("x", "w")).unmatched(records) == ["--repo z/z", "--tag w"]
-
-
-def test_lunr_plugins_keep_the_projects_own_and_drop_hosted_only_ones() -> None:
-    assert lunr_plugins(["errdocs-lastmod", {"tags": {"x": 1}}, "search"], offline=True) == [
-        {"tags": {"x": 1}}, "search", "offline"]
-    assert lunr_plugins({"errdocs-lastmod": None, "meta": {}}, offline=True) == [
-        "meta", "search", "offline"]
-    assert lunr_plugins(None, offline=False) == ["search"]
 
 
 def test_hand_written_pages_are_copied_and_generated_ones_left_behind(tmp_path: Path) -> None:

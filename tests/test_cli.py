@@ -6,9 +6,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from errdocs.cli import main
+from errdocs.records import read
 from errdocs.site.owner import MARKER, mark
 
 from .conftest import ROOT, SAMPLE
@@ -53,15 +55,22 @@ def test_check_needs_a_path() -> None:
 
 def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> None:
     config = str(project / "mkdocs.yml")
+    work = project / ".errdocs"
+    work.mkdir()
+    for name in ("scan-cache.pickle", "lookup-memo.pickle"):  # an earlier errdocs' caches
+        (work / name).write_bytes(b"old")
     first = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert first.exit_code == 0, first.output
-    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 128 written, "
+    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 137 written, "
                             "0 unchanged, 0 removed\n")
     second = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert second.stdout == ("40 records, 0 errors, 0 warnings; pages: 0 written, "
-                             "128 unchanged, 0 removed\n")
+                             "137 unchanged, 0 removed\n")
     assert (project / "docs" / "errors" / "index.md").is_file()
     assert (project / "docs" / "index.md").read_text() == (ROOT / "docs" / "index.md").read_text()
+    # The pickles are gone; the journal names the pages no unit built yet (the next build's).
+    assert sorted(p.name for p in work.glob("*.*")) == ["build.lock", "catalog.sqlite",
+                                                        "journal.json"]
 
 
 def test_strict_build_with_bad_records_changes_nothing(project: Path, tmp_path: Path) -> None:
@@ -74,6 +83,41 @@ def test_strict_build_with_bad_records_changes_nothing(project: Path, tmp_path: 
     assert result.exit_code == 1
     assert result.stderr.endswith(
         "Error: 2 errors, 0 warnings in the records; nothing was written (--strict)\n")
+    assert sorted(p.name for p in site.iterdir()) == [MARKER, "old.html"]
+    assert not (project / "docs" / "errors").exists()
+
+
+# (check is given its paths, and Click refuses one that does not exist)
+@pytest.mark.parametrize(("command", "kind"), [
+    ("build", "missing"), ("generate", "missing"),
+    ("build", "unreadable"), ("generate", "unreadable"), ("check", "unreadable")])
+def test_an_input_that_cannot_be_read_builds_nothing(
+        project: Path, command: str, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing or unreadable input file is not "0 records": a site made without it would
+    replace a good one (seen: `errdocs build` with no data/sample.jsonl swapped in an empty
+    site and exited 0)."""
+    site = project / "site"
+    site.mkdir()
+    (site / "old.html").write_text("previous site")
+    mark(site)
+    data = project / "data" / "sample.jsonl"  # the default input of build and generate
+    data.parent.mkdir(exist_ok=True)
+    if kind == "missing":
+        data.unlink(missing_ok=True)
+        reason = "No such file or directory"
+    else:  # root reads any file whatever its mode: the refusal is made by open() itself
+        data.write_text(SAMPLE.read_text("utf-8"), "utf-8")
+
+        def refuse(path: Path) -> None:
+            raise PermissionError(13, "Permission denied", str(path))
+        monkeypatch.setattr(read, "_open", refuse)
+        reason = "Permission denied"
+    config = ["-f", str(project / "mkdocs.yml")]
+    args = ["check", str(data)] if command == "check" else [command, *config]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"Error: {data}: cannot read it: {reason}; nothing was built "
+                             "or changed\n")
     assert sorted(p.name for p in site.iterdir()) == [MARKER, "old.html"]
     assert not (project / "docs" / "errors").exists()
 

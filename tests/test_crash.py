@@ -42,7 +42,8 @@ pytestmark = pytest.mark.slow
 
 _STAGES = [(re.compile(pattern), stage) for pattern, stage in (
     (r"^\.errdocs/build\.lock$", "lock"),
-    (r"^\.errdocs/(scan-cache\.pickle\.new|lookup-memo)", "caches staged"),
+    (r"^\.errdocs/(catalog\.sqlite|lookup-memo)", "caches"),
+    (r"^\.errdocs/sites/[^/]+/history\.sqlite$", "history"),
     (r"^docs/errors/\.errdocs-manifest\.json$", "manifest"),
     (r"^docs/errors/", "generated pages"),
     (r"^\.errdocs/journal\.json$", "journal"),
@@ -50,7 +51,6 @@ _STAGES = [(re.compile(pattern), stage) for pattern, stage in (
     (r"^\.errdocs/units/[^/]+/site\.new(/|$)", "unit output"),
     (r"^\.errdocs/units/[^/]+/(\.errdocs/|files-|stamp\.json$)", "unit records"),
     (r"^\.errdocs/units/[^/]+/site(/|$)", "unit output swap"),
-    (r"^\.errdocs/scan-cache\.pickle$", "caches kept"),
     (r"^\.errdocs/sites/[^/]+/state\.json", "merge state"),
     (r"^\.errdocs/sites/[^/]+/\.site-(spare|new-\w+)(/|$)", "spare tree"),
     (r"^\.errdocs/sites(/[^/]+)?$", "merge set-up"),

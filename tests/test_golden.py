@@ -11,9 +11,11 @@ import os
 import shutil
 from pathlib import Path
 
-from errdocs.pipeline import check, generate
+from errdocs.pipeline import generate
+from errdocs.project import load_settings
 
 from .conftest import ROOT, SAMPLE
+from .sites import copy_project
 
 GOLDEN = ROOT / "tests" / "golden" / "sample"
 
@@ -23,9 +25,18 @@ def _tree(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def _generate(project: Path) -> tuple[Path, tuple[int, int]]:
+    """``errdocs generate`` of the sample in ``project`` (a fresh copy of the project the
+    first time): its tree, and what it wrote and removed."""
+    if not project.exists():
+        copy_project(project)
+    settings = load_settings(project / "mkdocs.yml")
+    report = generate(settings, [SAMPLE])
+    return settings.out_dir, (report.written, report.removed)
+
+
 def test_sample_tree_matches_golden(tmp_path: Path) -> None:
-    out = tmp_path / "errors"
-    generate(check([SAMPLE]), out)
+    out, _ = _generate(tmp_path / "p")
     if os.environ.get("ERRDOCS_UPDATE_GOLDEN"):
         shutil.rmtree(GOLDEN, ignore_errors=True)
         shutil.copytree(out, GOLDEN)
@@ -40,9 +51,7 @@ def test_sample_tree_matches_golden(tmp_path: Path) -> None:
 
 
 def test_two_runs_are_byte_identical_and_the_second_writes_nothing(tmp_path: Path) -> None:
-    first, second = tmp_path / "a", tmp_path / "b"
-    generate(check([SAMPLE]), first)
-    generate(check([SAMPLE]), second)
+    first, _ = _generate(tmp_path / "a")
+    second, _ = _generate(tmp_path / "b")
     assert _tree(first) == _tree(second)
-    again = generate(check([SAMPLE]), first)
-    assert (again.report.written, again.report.removed) == (0, 0)
+    assert _generate(tmp_path / "a")[1] == (0, 0)

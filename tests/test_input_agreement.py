@@ -1,14 +1,14 @@
 """Property: ``check`` and ``build`` accept exactly the same records with the same messages.
 
 The hostile fixture is corrupted at random, byte by byte (flipped, inserted and deleted bytes,
-bytes 0x80-0xFF, CR, LF, NUL, a cut end), optionally gzipped, and read by both paths:
-:func:`errdocs.pipeline.check` (``check``, ``generate``, ``serve``, ``bundle``, ``lookup``) and
-:func:`errdocs.catalog.scan.scan` then :func:`errdocs.catalog.scan.read_records` (``build``,
-``merge``), the
-scan both cold and with the cache of the intact fixture. They must give the same problems, line
-for line, and the same records, field for field (ids and where each was read). The size limit
-and the reader's chunk size are drawn too, so records over the limit and line ends split
-between chunks are part of every run.
+bytes 0x80-0xFF, CR, LF, NUL, a cut end), optionally gzipped, and read both ways:
+:func:`errdocs.pipeline.check` (``check``, streaming) and :func:`errdocs.pipeline.read_all` (the
+offline bundle's list), and :func:`errdocs.catalog.scan.scan` then
+:func:`errdocs.catalog.scan.read_records` (every other command), the scan cold, with the
+catalogue of the intact fixture, and with its own (the file then taken from it whole). They
+must give the same problems, line for line, and the same records, field for field (ids and
+where each was read). The size limit and the reader's chunk size are drawn too, so records over
+the limit and line ends split between chunks are part of every run.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from unittest import mock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from errdocs.catalog.scan import read_records, save, scan
-from errdocs.pipeline import check
+from errdocs.catalog.scan import read_records, scan
+from errdocs.pipeline import check, read_all
 from errdocs.records import read as load
 
 from .conftest import ROOT
@@ -64,7 +64,9 @@ def corrupt(data: bytes, edits: list[tuple[str, float, object]]) -> bytes:
 
 def both_ways(path: Path, work: Path) -> None:
     """Assert that check and the build's scan (with ``work``'s cache) agree on ``path``."""
-    checked = check([path])
+    checked = read_all([path])
+    streamed = check([path])  # `errdocs check`: the same, keeping no record
+    assert (streamed.records, streamed.problems) == (len(checked.records), checked.problems)
     found = scan([path], work)
     assert [str(p) for p in found.problems] == [str(p) for p in checked.problems]
     assert [x.record.id for x in found.lights] == [r.id for r in checked.records]
@@ -95,5 +97,7 @@ def test_check_and_build_accept_the_same_records(edits: list[tuple[str, float, o
         # knows (by their hash); it must still report exactly what check reports.
         warm, intact = folder / "warm", folder / "intact.jsonl"
         intact.write_bytes(HOSTILE)
-        save(scan([intact], warm), warm)
+        scan([intact], warm)
+        both_ways(path, warm)
+        # And again: a file read without any problem is now taken from the catalogue whole.
         both_ways(path, warm)

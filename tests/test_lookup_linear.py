@@ -20,7 +20,7 @@ from errdocs.lookup.extract import MAX_LINE, candidates
 from errdocs.lookup.index import NOT_LINEAR, LookupIndex
 from errdocs.lookup.jsregex import Unconvertible
 from errdocs.lookup.linear import OPTIONS, Linear, Subject, convert
-from errdocs.pipeline import check
+from errdocs.pipeline import read_all
 
 from .conftest import ROOT, SAMPLE
 from .helpers import record
@@ -158,7 +158,7 @@ def test_lookups_give_what_python_re_gave(source: str, monkeypatch: pytest.Monke
     if source == "bench":
         records, concrete = _bench_records()
     else:
-        records, concrete = check([SAMPLE if source == "sample" else HOSTILE]).records, []
+        records, concrete = read_all([SAMPLE if source == "sample" else HOSTILE]).records, []
     records = _convertible(records)
     assert len(records) > (1000 if source == "bench" else 5)
     index = build_index(records, build_catalog(records))

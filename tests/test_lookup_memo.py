@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from errdocs.catalog import store
 from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index, memo
 from errdocs.lookup import index as lookup_index
@@ -53,7 +54,7 @@ def test_only_what_a_build_used_is_kept(tmp_path: Path) -> None:
 
 def test_a_damaged_or_foreign_memo_is_ignored(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / memo.FILE).write_bytes(b"not a pickle")
+    (tmp_path / store.FILE).write_bytes(b"not a database, " * 100)
     assert memo.load(tmp_path).patterns == {}
     _build(RECORDS, tmp_path)
     assert memo.load(tmp_path).patterns

@@ -30,7 +30,7 @@ import markdown
 import pytest
 from mkdocs.config import load_config
 
-from errdocs.pipeline import check, pages_for
+from errdocs.pipeline import pages_for, read_all
 from errdocs.plugins.compact import compact, lighter_code
 
 from . import sites
@@ -82,7 +82,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     project's mkdocs.yml (MkDocs' own rendering, before errdocs-compact)."""
     project = sites.copy_project(tmp_path_factory.mktemp("project"))
     config = load_config(config_file=str(project / "mkdocs.yml"))
-    _, pages = pages_for(check([sites.SAMPLE]).records)
+    _, pages = pages_for(read_all([sites.SAMPLE]).records)
     out = []
     for page in pages:
         if page.path.endswith(".md"):

@@ -36,7 +36,7 @@ from errdocs.catalog.paths import exact_segment
 from errdocs.cli import main
 from errdocs.pages import changes, exports
 from errdocs.pages.permalinks import Addresses, Removed, fnv1a_utf16, redirect_page, removed_page
-from errdocs.pipeline import check
+from errdocs.pipeline import read_all
 from errdocs.records.problems import Severity
 from errdocs.records.read import Line, RawItem, decode, read
 from errdocs.records.record import Origin, Record
@@ -157,7 +157,7 @@ def _read_back(text: str) -> Record:
 
 
 def _good_records() -> list[Record]:
-    return check([SAMPLE]).records + check([HOSTILE]).records
+    return read_all([SAMPLE]).records + read_all([HOSTILE]).records
 
 
 def test_every_export_validates_and_reads_back_as_the_same_record() -> None:
@@ -413,7 +413,7 @@ def test_export_writes_ndjson_and_sqlite_and_replaces_only_its_own_files(
     assert result.output == f"40 records exported to {out} (ndjson); 0 errors, 0 warnings\n"
     lines = out.read_text("utf-8").splitlines()
     assert len(lines) == 40 and all(SCHEMA.is_valid(json.loads(line)) for line in lines)
-    records = check([SAMPLE]).records
+    records = read_all([SAMPLE]).records
     assert [json.loads(line)["record"]["id"] for line in lines] == [r.id for r in records]
     db_file = tmp_path / "catalogue.sqlite"
     for _ in range(2):  # the second run replaces the first's file

@@ -26,7 +26,7 @@ from errdocs.catalog.paths import exact_segment
 from errdocs.pages.changes import changes_path
 from errdocs.pages.exports import every_export
 from errdocs.pages.permalinks import Addresses
-from errdocs.pipeline import check
+from errdocs.pipeline import read_all
 from errdocs.project import WORK_DIR, load_settings
 from errdocs.records.read import RawItem
 from errdocs.records.record import Origin
@@ -87,7 +87,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
                 "httpStatus": 2 ** 70}, "datasetVersion": "v<1>"}) + "\n")
     project = copy_project(folder / "project")
     _build(project, data)
-    return project / "site", check([data]).records
+    return project / "site", read_all([data]).records
 
 
 def test_every_record_has_an_id_page_sending_the_reader_to_its_page(

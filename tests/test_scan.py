@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import pickle
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 
-from errdocs.catalog.scan import (
-    CACHE_FILE,
-    CACHE_VERSION,
-    STAGED_FILE,
-    InputChanged,
-    read_records,
-    save,
-    scan,
-    stage,
-)
-from errdocs.pipeline import check
+from errdocs.catalog import store
+from errdocs.catalog.scan import InputChanged, Scan, read_records, scan
+from errdocs.pipeline import read_all
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}
@@ -45,18 +38,18 @@ def test_light_records_and_full_records_read_back_by_offset(tmp_path: Path) -> N
     full = list(read_records(found.sources, reversed(found.lights)))
     assert [r.id for r in full] == ["b2", "a1"]
     assert full[1].documentation == "What it means."
-    assert full == list(reversed(check([data]).records))
+    assert full == list(reversed(read_all([data]).records))
 
 
 def test_problems_match_check_on_every_run_even_when_cached(tmp_path: Path) -> None:
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(_rec()) + "\n{broken\n" + json.dumps(_rec(id="b2", repo="bad"))
                     + "\n" + json.dumps(_rec(id="c3", extra=1)) + "\n", "utf-8")
-    expected = [str(p) for p in check([data]).problems]
+    expected = [str(p) for p in read_all([data]).problems]
     assert len(expected) == 3
     for _ in range(2):  # the second run takes the clean record from the cache
         found = scan([data], tmp_path / "work")
-        save(found, tmp_path / "work")
+        assert found.skipped == 0  # a file with problems is read again, always
         assert [str(p) for p in found.problems] == expected
         assert [x.record.id for x in found.lights] == ["a1", "c3"]
 
@@ -64,11 +57,11 @@ def test_problems_match_check_on_every_run_even_when_cached(tmp_path: Path) -> N
 def test_duplicates_are_found_among_cached_records(tmp_path: Path) -> None:
     work = tmp_path / "work"
     first = _jsonl(tmp_path / "a.jsonl", _rec())
-    save(scan([first], work), work)  # caches a1
+    scan([first], work)  # catalogues a1
     both = _jsonl(tmp_path / "b.jsonl", _rec(), _rec(), _rec(slug="other"))
     found = scan([both], work)
     assert [x.record.id for x in found.lights] == ["a1"]
-    assert [str(p) for p in found.problems] == [str(p) for p in check([both]).problems]
+    assert [str(p) for p in found.problems] == [str(p) for p in read_all([both]).problems]
     assert "duplicate id with different content" in str(found.problems[0])
 
 
@@ -89,7 +82,7 @@ def test_other_forms_are_spooled_or_read_in_place(tmp_path: Path, form: str) -> 
         path.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(r) + "\n" for r in records).encode())
     found = scan([path], tmp_path / "work")
     full = list(read_records(found.sources, found.lights))
-    assert full == check([path]).records
+    assert full == read_all([path]).records
     assert [x.record.origin for x in found.lights] == [r.origin for r in full]
 
 
@@ -101,13 +94,62 @@ def test_a_changed_input_is_noticed_in_pass_two(tmp_path: Path) -> None:
         list(read_records(found.sources, found.lights))
 
 
-def test_a_staged_cache_takes_effect_only_when_saved(tmp_path: Path) -> None:
+def _same(one: Scan, other: Scan) -> None:
+    assert (one.lights, [str(p) for p in one.problems], one.sources) == (
+        other.lights, [str(p) for p in other.problems], other.sources)
+
+
+def test_an_unchanged_input_is_taken_from_the_catalogue_whole(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    data = _jsonl(tmp_path / "d.jsonl", _rec(), "", _rec(), {"record": _rec(id="b2", slug="t")})
+    data.write_text(data.read_text("utf-8").replace('""\n', "\n"), "utf-8")  # a blank line
+    cold = scan([data], work)
+    assert cold.skipped == 0 and [x.record.id for x in cold.lights] == ["a1", "b2"]
+    warm = scan([data], work)
+    assert warm.skipped == 1
+    _same(warm, cold)  # the same lights, origins and offsets, without reading a line
+    assert list(read_records(warm.sources, warm.lights)) == read_all([data]).records
+    # Another file with a1 of other content: the duplicate is found through the catalogue.
+    other = _jsonl(tmp_path / "e.jsonl", _rec(slug="other"))
+    both = scan([data, other], work)
+    assert both.skipped == 1 and [x.record.id for x in both.lights] == ["a1", "b2"]
+    assert [str(p) for p in both.problems] == [str(p) for p in read_all([data, other]).problems]
+
+
+def test_a_changed_input_is_read_again_even_with_its_size_and_time(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    data = _jsonl(tmp_path / "d.jsonl", _rec())
+    scan([data], work)
+    before = data.stat()
+    data.write_text(data.read_text("utf-8").replace("boom", "bang"), "utf-8")
+    os.utime(data, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size, same time
+    found = scan([data], work)
+    assert found.skipped == 0 and found.lights[0].record.error_message == "bang"
+
+
+def test_a_lookup_scan_writes_nothing_and_the_catalogue_forgets_what_no_scan_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     work = tmp_path / "work"
     data = _jsonl(tmp_path / "d.jsonl", _rec(), _rec(id="b2", slug="t"))
-    found = scan([data], work)
-    staged = stage(found, work)
-    assert staged.clean == {} and staged.lights == found.lights and len(found.clean) == 2
-    assert not (work / CACHE_FILE).exists()  # a build failing now leaves no new cache
-    save(staged, work)
-    assert not (work / STAGED_FILE).exists()
-    assert pickle.loads((work / CACHE_FILE).read_bytes()) == (CACHE_VERSION, found.clean)
+    scan([data], work, keep=False)
+    assert not work.exists()  # read-only: no catalogue made, no folder
+    scan([data], work)
+    assert scan([data], work, keep=False).skipped == 1  # ... but read when there is one
+    os.chdir(tmp_path)  # as `errdocs lookup` reads it: .errdocs/, relative to the folder
+    assert scan([data], Path("work"), keep=False).skipped == 1
+    _jsonl(data, _rec(id="b2", slug="t"))
+    scan([data], work)
+    with sqlite3.connect(work / store.FILE) as db:
+        assert db.execute("SELECT id FROM records").fetchall() == [("b2",)]
+        assert db.execute("SELECT count(*) FROM lines").fetchone() == (1,)
+
+
+def test_a_damaged_catalogue_is_made_again(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / store.FILE).write_bytes(b"not a database, " * 100)
+    data = _jsonl(tmp_path / "d.jsonl", _rec())
+    assert scan([data], work, keep=False).lights  # a lookup does without it
+    assert scan([data], work).lights  # a build replaces it (a cache, in errdocs' own folder)
+    assert scan([data], work).skipped == 1

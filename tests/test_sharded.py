@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from errdocs.build import RESERVED_SITE_PATHS, build_sharded
 from errdocs.cli import main
+from errdocs.pipeline import Preview
 from errdocs.project import load_settings
 from errdocs.site.owner import MARKER, MARKER_TEXT
 from errdocs.units import plan as shards
@@ -111,6 +112,26 @@ def test_cli_output_and_a_no_op_rebuild(project: Path) -> None:
     second = _run("build", str(SAMPLE), "-f", config)
     assert second == (f"40 records, 0 errors, 0 warnings; pages: 0 written, 137 unchanged, 0 "
                       f"removed; units: 0 built, 6 reused\nSite built in {project / 'site'}\n")
+
+
+def test_generate_writes_the_tree_a_build_writes_and_a_build_then_reuses_it(
+        tmp_path: Path, project: Path, small_units: None) -> None:
+    # One path: `generate` after `build` finds every file of the generated tree as it is
+    # (it once removed the search box's data), and a build after `generate` of other data
+    # gives what a cold build gives.
+    config = str(project / "mkdocs.yml")
+    _run("build", str(SAMPLE), "-f", config, "-j", "2")
+    built = _tree(project / "docs" / "errors")
+    assert _run("generate", str(SAMPLE), "-f", config) == (
+        "40 records, 0 errors, 0 warnings; pages: 0 written, 137 unchanged, 0 removed\n")
+    assert _tree(project / "docs" / "errors") == built
+    data = synth.write(30, tmp_path / "data.jsonl", seed=5)
+    _run("generate", str(data), "-f", config)
+    _run("generate", str(SAMPLE), "-f", config)  # back to pages the units' stamps name...
+    again = _run("build", str(SAMPLE), "-f", config, "-j", "2")
+    assert "0 removed" in again
+    assert _tree(project / "docs" / "errors") == built  # ... and rendered again all the same
+    assert _tree(project / "site") == _cold_site(project, SAMPLE, tmp_path / "fresh")
 
 
 def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None) -> None:
@@ -291,3 +312,30 @@ def test_a_changed_related_record_rebuilds_the_pages_listing_it_and_equals_a_col
     fresh = tmp_path / "fresh"
     assert _tree(project / "site") == _cold_site(project, data, fresh)
     assert _tree(project / "docs" / "errors") == _tree(fresh / "docs" / "errors")
+
+
+def test_serve_builds_then_rebuilds_only_what_a_change_concerns(
+        tmp_path: Path, project: Path, small_units: None) -> None:
+    data = synth.write(60, tmp_path / "data.jsonl", seed=3)
+    reports: list[object] = []
+    preview = Preview(load_settings(project / "mkdocs.yml"), [data], jobs=1,
+                      told=reports.append)
+    first = preview.refresh()
+    assert first is not None and first.built == first.units and first.merged
+    assert (project / "site" / "index.html").is_file()
+    assert preview.refresh() is None  # its own writes in docs/errors/ are no change
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    value = json.loads(lines[30])
+    value["record"]["solutions"] = ["Changed."]
+    lines[30] = json.dumps(value) + "\n"
+    data.write_text("".join(lines), "utf-8")
+    again = preview.refresh()
+    assert again is not None and (again.built, again.pages_built) == (1, 1)
+    about = project / "docs" / "about.md"
+    about.write_text("# About these pages\n\nEdited.\n", "utf-8")  # its nav title kept
+    edited = preview.refresh()
+    # The root unit, which holds it, and the data unit of the search box's hand-written pages.
+    assert edited is not None and (edited.built, edited.reused) == (2, edited.units - 2)
+    assert "Edited." in (project / "site" / "about" / "index.html").read_text("utf-8")
+    assert reports == [first, again, edited]
+    assert preview.mount_path() == "/"

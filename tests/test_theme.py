@@ -8,7 +8,7 @@ from pathlib import Path
 import material
 import yaml
 
-from errdocs.pipeline import check, pages_for
+from errdocs.pipeline import pages_for, read_all
 
 from . import sites
 
@@ -30,7 +30,7 @@ def test_header_override_is_materials_plus_the_pagefind_search_only() -> None:
 def test_record_text_never_reaches_materials_unescaped_keys() -> None:
     """Material prints page.meta.title and page.meta.description as they are: generated pages
     keep everything under ``errdocs:`` (and Material's ``hide``)."""
-    _, pages = pages_for(check([sites.SAMPLE]).records)
+    _, pages = pages_for(read_all([sites.SAMPLE]).records)
     keys = set()
     for page in (p for p in pages if p.path.endswith(".md")):  # not the lookup data files
         front = yaml.safe_load(page.content.split("---\n")[1])

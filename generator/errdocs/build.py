@@ -16,8 +16,8 @@ from pathlib import Path
 
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
-from errdocs.catalog.scan import STAGED_FILE, Light, Scan, save, scan, stage
-from errdocs.errors import InputError, naming
+from errdocs.catalog.scan import Light, scan
+from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.changes import (
@@ -32,7 +32,8 @@ from errdocs.pages.changes import (
 )
 from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
 from errdocs.pages.permalinks import ID_FOLDER, Addresses
-from errdocs.pages.render import Page, listed_kinds, render_group_list, render_home
+from errdocs.pages.render import Page
+from errdocs.pages.render import root_pages as render_root_pages
 from errdocs.pages.write import (
     MANIFEST,
     TEMPORARY,
@@ -64,6 +65,7 @@ from errdocs.units.build import (
     to_render,
     unit_dates,
     unit_dir,
+    unit_markdown,
     unit_pages,
 )
 from errdocs.units.plan import (
@@ -83,6 +85,10 @@ from errdocs.units.workers import Workers
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
 """Units MkDocs builds, whose pages have sitemap dates."""
+_OBSOLETE = frozenset({"scan-cache.pickle", "scan-cache.pickle.new", "lookup-memo.pickle"})
+"""What earlier errdocs kept in the work folder, now in the catalogue (``catalog.sqlite``)."""
+_WRITTEN = (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
+"""Units that write their pages' Markdown (the root's is written before any unit)."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,8 @@ class ShardedReport:
     unconverted: int = 0
     """Patterns with no JavaScript form or too slow there (the paste box matches those by
     template)."""
+    notes: tuple[str, ...] = ()
+    """Warnings about what failed once the site was in place (the site stands)."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -156,7 +164,6 @@ class _Prepared:
     written: int
     lookup_problems: tuple[Problem, ...]
     unconverted: int
-    found: Scan
 
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
@@ -194,8 +201,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                                if merge_only else chosen, pending)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
-            (page, key) for unit in dirty
-            if unit.kind in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
+            (page, key) for unit in dirty if unit.kind in _WRITTEN
             for page, key in unit.page_keys if page in to_render(ctx, unit)))
         results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
@@ -204,15 +210,58 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                                       prepared.known)
         _forget_other_units(work, {u.name for u in units})
         journal.settle(work, pending, None if selection is None else chosen)
-        save(prepared.found, work)
+        notes: tuple[str, ...] = ()
         if selection is None:
             searchable = _assemble(settings, prepared, show_progress, full_text)
-            past.commit()  # the site is in place; a slice's history is the merge's business
+            # The site is in place (a slice's history is the merge's business).
+            notes = _keep_history(past)
     written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
         max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        prepared.unconverted, notes)
+
+
+def _keep_history(past: History) -> tuple[str, ...]:
+    """Commit the history once the new site is in place. Failing now (a full disk) cannot
+    undo the site: it is said, and the build stands, its history not kept; the next build
+    compares its records with the previous version's again, which gives the same pages."""
+    try:
+        past.commit()
+    except (OSError, ErrdocsError) as exc:
+        line = os_failure(exc) if isinstance(exc, OSError) else str(exc)
+        return (f"Warning: {line}; the site was built, but its history was not kept: the next "
+                "build compares the records with the previous version's again",)
+    return ()
+
+
+def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = False,
+                  keep_versions: int = DEFAULT_KEEP) -> ShardedReport:
+    """Write the whole generated tree (``docs/errors/``: every page and the data files) as a
+    build writes it, and build nothing: plain ``mkdocs build`` then makes the site's pages.
+
+    The same steps as :func:`build_sharded` up to the plan, then every unit's Markdown,
+    rendered in this process. The pages of units that are not current are listed in the
+    journal first, as a build does before its units write: the next build renders them
+    again even if it is given other data. The history is read, never kept (no site moved).
+    """
+    work = settings.work_dir
+    with naming(settings.project_dir), project_lock(work), History(
+            site_folder(work, settings.site_dir), keep_versions) as past:
+        _clean_leftovers(work)
+        prepared = _prepare(settings, paths, strict, False, past)
+        pending = journal.read(work)
+        ctx, dirty = _to_build(prepared.ctx, prepared.units, pending)
+        journal.record(work, pending, ((page, key) for unit in dirty if unit.kind in _WRITTEN
+                                       for page, key in unit.page_keys))
+        written = prepared.written
+        for unit in prepared.units:
+            written += write_changed(settings.out_dir, unit_markdown(ctx, unit))[0]
+        removed = update_manifest(settings.out_dir, sorted(prepared.generated), prepared.known)
+    return ShardedReport(
+        prepared.records, prepared.problems, len(prepared.units), 0, 0, 0, written, removed,
+        False, None, max(0, len(prepared.generated) - written), prepared.lookup_problems,
         prepared.unconverted)
 
 
@@ -231,7 +280,8 @@ def _to_build(ctx: Context, chosen: list[Unit],
 
 def _clean_leftovers(work: Path) -> None:
     """Remove what killed builds left in the work folder: only files and folders errdocs
-    names itself (temporary files, unit outputs being made, dead bundles' folders). Staging
+    names itself (temporary files, unit outputs being made, dead bundles' folders, the caches
+    of earlier versions). Staging
     trees are the merge's to clear (``sitestate.Place.clear``); temporary pages in the
     generated tree go on ``_hand_written``'s walk."""
     if not work.is_dir():
@@ -245,7 +295,7 @@ def _clean_leftovers(work: Path) -> None:
             if name == "site.new" and folder.parent.name == "units" and child.is_dir():
                 shutil.rmtree(child)
             elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
-                                      or name == STAGED_FILE):
+                                      or (folder == work and name in _OBSOLETE)):
                 child.unlink()
 
 
@@ -284,7 +334,6 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
         raise StrictProblems(found.problems)
-    found = stage(found, work)
     catalog = build_catalog(x.record for x in found.lights)
     memo = lookup_memo.load(work)
     lookup = build_index([x.record for x in found.lights], catalog, javascript=True, memo=memo)
@@ -298,7 +347,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
-    root_pages = _root_pages(catalog, snapshot)
+    root_pages = render_root_pages(catalog, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     data_files = data.pages + search
     resolve = resolve_data(catalog, snapshot, addresses)
@@ -329,7 +378,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)))
     return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
-                     tuple(lookup.problems), data.unconverted, found)
+                     tuple(lookup.problems), data.unconverted)
 
 
 def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
@@ -362,16 +411,6 @@ def _build(ctx: Context, units: list[Unit], workers: Workers,
     finally:
         progress.close()
     return results
-
-
-def _root_pages(catalog: Catalog, snapshot: Snapshot | None = None) -> list[Page]:
-    """The lists of all groups and the front page (as render_all makes them; with a link to
-    what each dataset version changed)."""
-    pages: list[Page] = []
-    for kind in listed_kinds(catalog):
-        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
-    pages.append(render_home(catalog, changes=snapshot is not None))
-    return pages
 
 
 RESERVED_SITE_PATHS = (f"{ID_FOLDER}/", "api/", FEED_FILE)

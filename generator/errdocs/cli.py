@@ -1,4 +1,4 @@
-"""The ``errdocs`` command: a thin shell over :mod:`errdocs.pipeline` and :mod:`errdocs.build`."""
+"""The ``errdocs`` command: a thin shell over :mod:`errdocs.pipeline`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from errdocs.build import ShardedReport, Slice, StrictProblems, build_sharded, site_addresses
+from errdocs import pipeline
+from errdocs.build import ShardedReport, Slice, StrictProblems, site_addresses
 from errdocs.catalog.history import DEFAULT_KEEP
 from errdocs.errors import BuildFailed, ErrdocsError, os_failure
 from errdocs.lookup import lookup, report, store
@@ -18,11 +19,11 @@ from errdocs.lookup.extract import cut_notes
 from errdocs.lookup.show import show as show_page
 from errdocs.pages.exports import FORMATS, export_catalogue, schema_text
 from errdocs.pages.permalinks import Addresses
-from errdocs.pipeline import Checked, check, generate, open_lookup_index, record_at
-from errdocs.project import SAMPLE_DATASET, Settings, load_settings, read_config_data
-from errdocs.records.problems import summary
-from errdocs.site.bundle import BundleError, Selection, lunr_plugins, make_bundle
-from errdocs.site.lock import project_lock
+from errdocs.pipeline import Loaded, Preview, open_lookup_index, read_all, record_of
+from errdocs.project import SAMPLE_DATASET, Settings, load_settings
+from errdocs.records.problems import Problem, summary
+from errdocs.site.bundle import BundleError, Selection, make_bundle
+from errdocs.site.owner import check_site_dir
 from errdocs.units import engine as engines
 from errdocs.units import jobarray
 from errdocs.units.workers import default_jobs
@@ -127,8 +128,9 @@ def main(debug: bool) -> None:
                 type=click.Path(exists=True, path_type=Path))
 def check_command(paths: tuple[Path, ...]) -> None:
     """Validate records only; exit 1 when anything is wrong."""
-    checked = _checked(paths)
-    click.echo(f"{len(checked.records)} records checked: {summary(checked.problems)}")
+    checked = pipeline.check(paths)
+    _echo_problems(checked.problems)
+    click.echo(f"{checked.records} records checked: {summary(checked.problems)}")
     if checked.problems:
         raise SystemExit(1)
 
@@ -137,9 +139,13 @@ def check_command(paths: tuple[Path, ...]) -> None:
 @INPUTS
 @CONFIG
 def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
-    """Write the Markdown pages only (no MkDocs build). No PATH: the sample dataset."""
+    """Write the Markdown pages and the search data only (no MkDocs build): plain `mkdocs
+    build` then makes the site's pages. No PATH: the sample dataset."""
     settings = _settings(config_file)
-    _generate(paths, settings, strict=False)
+    report = pipeline.generate(settings, paths or (settings.project_dir / SAMPLE_DATASET,))
+    _echo_report(report)
+    click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
+               f"written, {report.unchanged} unchanged, {report.removed} removed")
 
 
 @main.command("build")
@@ -228,21 +234,33 @@ def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str,
 @CONFIG
 @click.option("--dev-addr", "-a", default="127.0.0.1:8000", show_default=True,
               help="Address to serve on.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: one per core).")
 @ENGINE
 def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
-                  engine: str) -> None:
-    """Generate the pages, then preview the site with live reload (MkDocs' serve, or
-    ProperDocs'). The preview searches with Material's search: its builds have no Pagefind
-    index."""
+                  jobs: int | None, engine: str) -> None:
+    """Build the site as `errdocs build` does, serve it with live reload, and build again
+    when an input, a docs file, the config or the theme changes (only the units concerned
+    are rebuilt). No PATH: the sample dataset."""
     engines.require(engine)
-    from mkdocs.commands.serve import serve  # imported late: it pulls in the dev server
-
+    host, _, port = dev_addr.rpartition(":")
+    if not (host and port.isdigit()):
+        raise click.BadParameter(f"{dev_addr!r} is not HOST:PORT, e.g. 127.0.0.1:8000",
+                                 param_hint="--dev-addr")
     settings = _settings(config_file)
-    _generate(paths, settings, strict=False)
-    plugins = lunr_plugins(read_config_data(settings.config_file).get("plugins"), offline=False)
-    click.echo(f"Previewing with {engines.display()} on {dev_addr} (Ctrl+C stops it)")
-    serve(config_file=str(settings.config_file), dev_addr=dev_addr, livereload=True,
-          plugins=plugins)
+    check_site_dir(settings, settings.work_dir)
+    preview = Preview(settings, paths or (settings.project_dir / SAMPLE_DATASET,),
+                      jobs=jobs or default_jobs(), told=_echo_built)
+    mount = preview.mount_path()
+    where = dev_addr if mount == "/" else f"{dev_addr}{mount}"
+    click.echo(f"Previewing with {engines.display()} on {where} (Ctrl+C stops it)")
+    pipeline.serve(preview, host, int(port), lambda line: click.echo(line, err=True))
+
+
+def _echo_built(report: ShardedReport) -> None:
+    _echo_report(report)
+    click.echo(f"{report.records} records, {summary(report.problems)}; pages: "
+               f"{report.written} written; units: {report.built} built, {report.reused} reused")
 
 
 def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs: int | None,
@@ -251,7 +269,7 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
              history: tuple[int, bool] = (DEFAULT_KEEP, False)) -> ShardedReport:
     inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
     try:
-        report = build_sharded(settings, inputs, jobs=jobs or default_jobs(), strict=strict,
+        report = pipeline.build(settings, inputs, jobs=jobs or default_jobs(), strict=strict,
                                selection=selection, merge_only=merge_only, full_text=full_text,
                                keep_versions=history[0], reset_history=history[1])
     except StrictProblems as exc:
@@ -260,15 +278,12 @@ def _sharded(paths: tuple[Path, ...], settings: Settings, *, strict: bool, jobs:
             click.echo(str(problem), err=True)
         raise click.ClickException(f"{summary(problems)} in the records; nothing was "
                                    "written (--strict)") from exc
-    for problem in [*report.problems, *report.lookup_problems]:
-        click.echo(str(problem), err=True)
-    if report.unconverted:
-        click.echo(f"{report.unconverted} message patterns have no JavaScript form or are too "
-                   "slow there; the site's paste box matches those records by their message "
-                   "template", err=True)
+    _echo_report(report)
     click.echo(f"{report.records} records, {summary(report.problems)}; pages: {report.written} "
                f"written, {report.unchanged} unchanged, {report.removed} removed; units: "
                f"{report.built} built, {report.reused} reused")
+    for note in report.notes:
+        click.echo(note, err=True)
     if report.merged:
         searchable = "" if report.searchable is None else (
             f"; {report.searchable} pages in the full-text index")
@@ -348,7 +363,7 @@ def lookup_command(text: tuple[str, ...], records: tuple[Path, ...], as_json: bo
         raise click.ClickException(f"{exc}; run again with --no-cache, or delete "
                                    f"{store.CACHE_DIR}/") from exc
     if show and matches:
-        record = record_at(matches[0].target.origin)
+        record = record_of(records or (_sample_dataset(),), matches[0].target.record_id)
         if record is None:
             raise click.ClickException(f"{matches[0].target.origin}: the record is no longer "
                                        "there; run again with --no-cache")
@@ -386,27 +401,21 @@ def _size(size: int) -> str:
     return f"{size / 1_000_000:.1f} MB"
 
 
-def _checked(paths: tuple[Path, ...]) -> Checked:
-    checked = check(paths)
-    for problem in checked.problems:
-        click.echo(str(problem), err=True)
-    return checked
+def _loaded(paths: tuple[Path, ...]) -> Loaded:
+    loaded = read_all(paths)
+    _echo_problems(loaded.problems)
+    return loaded
 
 
-def _generate(paths: tuple[Path, ...], settings: Settings, *, strict: bool) -> None:
-    inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
-    checked = _checked(inputs)
-    if strict and checked.problems:
-        raise click.ClickException(f"{summary(checked.problems)} in the records; nothing was "
-                                   "written (--strict)")
-    with project_lock(settings.work_dir):  # docs/errors/ is a build's too
-        result = generate(checked, settings.out_dir)
-    for problem in result.lookup_problems:
+def _echo_problems(problems: list[Problem]) -> None:
+    for problem in problems:
         click.echo(str(problem), err=True)
-    if result.unconverted:
-        click.echo(f"{result.unconverted} message patterns have no JavaScript form or are too "
+
+
+def _echo_report(report: ShardedReport) -> None:
+    """A build's problems, then the patterns the paste box cannot use (on stderr)."""
+    _echo_problems([*report.problems, *report.lookup_problems])
+    if report.unconverted:
+        click.echo(f"{report.unconverted} message patterns have no JavaScript form or are too "
                    "slow there; the site's paste box matches those records by their message "
                    "template", err=True)
-    r = result.report
-    click.echo(f"{len(checked.records)} records, {summary(checked.problems)}; pages: "
-               f"{r.written} written, {r.unchanged} unchanged, {r.removed} removed")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import PurePath
@@ -48,6 +49,22 @@ _HINTS = {
     errno.EIO: "an input/output error: check the disk, then try again",
     errno.ENOENT: "it is gone (moved or deleted while errdocs ran): try again",
 }
+
+
+_SQLITE_ERRNO = {"SQLITE_FULL": errno.ENOSPC, "SQLITE_IOERR": errno.EIO,
+                 "SQLITE_READONLY": errno.EACCES, "SQLITE_CANTOPEN": errno.EACCES,
+                 "SQLITE_PERM": errno.EACCES}
+"""SQLite's result codes for what the operating system refused, as the errno it stands for."""
+
+
+def sqlite_failure(exc: sqlite3.Error, path: str | os.PathLike[str]) -> OSError | None:
+    """A failure of SQLite to write ``path`` (a full disk, an I/O error, no permission) as
+    the :class:`OSError` it comes from, so it is said as any other (:func:`os_failure`);
+    ``None`` when it is not one (a damaged or foreign file)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    code = next((e for prefix, e in _SQLITE_ERRNO.items()
+                 if name == prefix or name.startswith(prefix + "_")), None)
+    return None if code is None else OSError(code, os.strerror(code), os.fspath(path))
 
 
 def os_failure(exc: OSError) -> str:

@@ -1,31 +1,57 @@
-"""The whole flow as plain functions: read → validate → model → render → write.
+"""The one path every command takes, each as far as it needs:
+
+read → validate → catalogue → data files → plan → units → assemble.
+
+- ``check`` reads and validates, streaming, and stops (:func:`check`);
+- ``generate`` goes up to the units' Markdown: the whole generated tree and the data files,
+  which plain ``mkdocs build`` turns into the site's pages (:func:`generate`);
+- ``build`` and ``merge`` go all the way (:func:`build`, :mod:`errdocs.build` holds the steps);
+- ``serve`` builds, serves the site, and on a change of an input, a docs file, the config or
+  the theme builds again, which rebuilds only the units concerned (:class:`Preview`);
+- ``lookup`` indexes what the build's scan keeps of each record and reads a record again by
+  its offset, as units do (:func:`open_lookup_index`, :func:`record_of`).
 
 The CLI is a thin shell over these; tests call them directly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from errdocs.build import ShardedReport, generate_tree
+from errdocs.build import build_sharded as build
 from errdocs.catalog.model import Catalog, build_catalog
+from errdocs.catalog.scan import Scan, read_records, scan
+from errdocs.errors import ErrdocsError, os_failure
 from errdocs.lookup import LookupIndex, build_index, store
+from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.render import Page, render_all
-from errdocs.pages.write import WriteReport, write_pages
+from errdocs.project import Settings
 from errdocs.records.problems import Problem, Severity
-from errdocs.records.read import Line, read, read_file
-from errdocs.records.record import Origin, Record
+from errdocs.records.read import iter_files, read
+from errdocs.records.record import Record
 from errdocs.records.validate import Validator
 from errdocs.search.pastebox import site_data
+from errdocs.units.build import base_config
+
+__all__ = ["Checked", "Opened", "Preview", "build", "check", "generate", "open_lookup_index",
+           "record_of"]
+
+generate = generate_tree
+"""``errdocs generate``: see :func:`errdocs.build.generate_tree`."""
 
 
 @dataclass(frozen=True)
 class Checked:
-    """The good records of an input, and everything wrong with it."""
+    """What validating an input found (no record is kept)."""
 
-    records: list[Record]
-    """Valid records, in input order (duplicates merged)."""
+    records: int
+    """Good records (duplicates merged)."""
     problems: list[Problem]
     """Errors and warnings, in input order."""
 
@@ -34,71 +60,16 @@ class Checked:
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
-@dataclass(frozen=True)
-class Generated:
-    """The result of writing the Markdown tree."""
-
-    checked: Checked
-    """What was read."""
-    catalog: Catalog
-    """Where everything went."""
-    report: WriteReport
-    """What changed on disk."""
-    lookup_problems: list[Problem]
-    """Record patterns the lookup could not use (each record is matched by its template)."""
-    unconverted: int
-    """Patterns with no JavaScript form or too slow there: the site's paste box matches
-    those by template."""
-
-
 def check(paths: Iterable[Path]) -> Checked:
-    """Read and validate every record of ``paths`` (the reader and validator ``build``'s scan
-    uses, so both accept the same records with the same problems)."""
+    """Read and validate every record of ``paths``, one at a time, keeping none (the reader
+    and validator the build's scan uses, so both accept the same records with the same
+    problems)."""
     validator = Validator()
-    records = list(validator.validate_all(read(paths)))
-    return Checked(records, validator.problems)
+    good = sum(1 for _record in validator.validate_all(read(paths)))
+    return Checked(good, validator.problems)
 
 
-@dataclass(frozen=True)
-class Tree:
-    """Everything in the generated subtree, not yet written."""
-
-    catalog: Catalog
-    """Where everything goes."""
-    pages: list[Page]
-    """The Markdown pages, then the paste box's data files."""
-    lookup_problems: list[Problem]
-    """Record patterns the lookup could not use (each record is matched by its template)."""
-    unconverted: int
-    """Patterns with no JavaScript form or too slow there: the site's paste box matches
-    those by template."""
-
-
-def tree_for(records: list[Record]) -> Tree:
-    """Model and render every page of the generated subtree, and the lookup data."""
-    catalog = build_catalog(records)
-    index = build_index(records, catalog, javascript=True)
-    data = site_data(index)
-    return Tree(catalog, [*render_all(records, catalog), *data.pages], index.problems,
-                data.unconverted)
-
-
-def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
-    """Every file of the generated subtree (see :func:`tree_for`)."""
-    tree = tree_for(records)
-    return tree.catalog, tree.pages
-
-
-def generate(checked: Checked, out_dir: Path) -> Generated:
-    """Write the generated subtree for already checked records, with the paste box's data."""
-    tree = tree_for(checked.records)
-    report = write_pages(out_dir, tree.pages)
-    return Generated(checked, tree.catalog, report, tree.lookup_problems, tree.unconverted)
-
-
-def index_for_lookup(checked: Checked) -> LookupIndex:
-    """The lookup index of already checked records (pages placed as the site places them)."""
-    return build_index(checked.records, build_catalog(checked.records))
+# --- lookup -------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -113,25 +84,172 @@ class Opened:
     """True when it was read from the cache instead of built."""
 
 
-def open_lookup_index(paths: Iterable[Path], cache_dir: Path | None) -> Opened:
-    """The index of ``paths``: from ``cache_dir`` when it is up to date there, else built
-    (and saved there). ``cache_dir=None`` always builds and saves nothing."""
+def open_lookup_index(paths: Iterable[Path], cache_dir: Path | None,
+                      work_dir: Path = Path(".errdocs")) -> Opened:
+    """The index of ``paths``: from ``cache_dir`` when it is up to date there, else made from
+    the build's scan (whose cache in ``work_dir`` spares parsing records a build validated)
+    and saved there. ``cache_dir=None`` always makes it and saves nothing."""
     paths = list(paths)
     if cache_dir is not None:
         file, file_stamp = store.cache_file(paths, cache_dir), store.stamp(paths)
         cached = store.load(file, file_stamp)
         if cached is not None:
             return Opened(cached, [], cached=True)
-    checked = check(paths)
-    index = index_for_lookup(checked)
+    with _scanned(paths, work_dir) as found:
+        records = [x.record for x in found.lights]
+        catalog = build_catalog(records)
+        index = build_index(records, catalog, memo=lookup_memo.load(work_dir))
     if cache_dir is not None:
         store.save(index, file, file_stamp)
-    return Opened(index, checked.problems, cached=False)
+    return Opened(index, found.problems, cached=False)
 
 
-def record_at(origin: Origin) -> Record | None:
-    """The record read from ``origin`` (file and line), read and checked again."""
-    for item in read_file(Path(origin.path)):
-        if isinstance(item, Line) and item.origin == origin:
-            return Validator().take(item)
-    return None
+def record_of(paths: Iterable[Path], record_id: str,
+              work_dir: Path = Path(".errdocs")) -> Record | None:
+    """The whole record ``record_id`` of ``paths``, found by the scan and read again by its
+    offset, as units read theirs (``None`` when it is no longer there)."""
+    with _scanned(list(paths), work_dir) as found:
+        chosen = [x for x in found.lights if x.record.id == record_id]
+        return next(read_records(found.sources, chosen), None)
+
+
+class _scanned:
+    """A scan that reads the catalogue and writes nothing in the work folder (its spool
+    files go to a temporary folder): a lookup takes no lock, so it must not write where a
+    build does."""
+
+    def __init__(self, paths: list[Path], work_dir: Path) -> None:
+        self._paths, self._work = paths, work_dir
+        self._spool = tempfile.TemporaryDirectory(prefix="errdocs-lookup-")
+
+    def __enter__(self) -> Scan:
+        return scan(self._paths, self._work, spool_dir=Path(self._spool.name), keep=False)
+
+    def __exit__(self, *_exc: object) -> None:
+        self._spool.cleanup()
+
+
+# --- serve --------------------------------------------------------------------------------
+
+
+class Preview:
+    """``errdocs serve``'s builds: the first one whole, then one whenever a watched file
+    changed (only what changed is rebuilt, as in any build)."""
+
+    def __init__(self, settings: Settings, paths: Iterable[Path], *, jobs: int,
+                 told: Callable[[ShardedReport], None]) -> None:
+        self.settings = settings
+        self.paths = list(paths)
+        self.jobs = jobs
+        self._told = told
+        self._seen: tuple[tuple[str, int, int], ...] | None = None
+
+    def watched(self) -> list[Path]:
+        """What a change of rebuilds the site: the inputs, the config, docs_dir (the
+        generated tree aside, which builds write) and the theme's custom_dir."""
+        found = [*self.paths, self.settings.config_file, self.settings.docs_dir]
+        theme = base_config(self.settings.config_file).get("theme")
+        if isinstance(theme, dict) and theme.get("custom_dir"):
+            found.append(self.settings.project_dir / str(theme["custom_dir"]))
+        return [p for p in found if p.exists()]
+
+    def refresh(self) -> ShardedReport | None:
+        """Build when a watched file changed since the last build (or there was none);
+        ``None`` when nothing changed (a build's own writes in the generated tree do not
+        count)."""
+        now = self._fingerprint()
+        if now == self._seen:
+            return None
+        report = build(self.settings, self.paths, jobs=self.jobs, show_progress=False)
+        self._seen = now
+        self._told(report)
+        return report
+
+    def mount_path(self) -> str:
+        """Where the site is served: the path of its ``site_url`` (``/`` without one)."""
+        url = self.settings.site_url or str(base_config(self.settings.config_file)
+                                            .get("site_url") or "")
+        return urlsplit(url).path or "/"
+
+    def _fingerprint(self) -> tuple[tuple[str, int, int], ...]:
+        return tuple(_stats(self.watched(), skip=self.settings.out_dir))
+
+
+def _stats(roots: Iterable[Path], skip: Path) -> Iterator[tuple[str, int, int]]:
+    """Path, size and modification time of every file under ``roots``, ``skip`` left out."""
+    for root in roots:
+        for file in iter_files([root]) if root.suffix in (".jsonl", ".json", ".gz") \
+                else _walk(root, skip):
+            info = file.stat()
+            yield str(file), info.st_size, info.st_mtime_ns
+
+
+def _walk(root: Path, skip: Path) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if Path(folder, d) != skip)
+        yield from (Path(folder, f) for f in sorted(files))
+
+
+def serve(preview: Preview, host: str, port: int,
+          say: Callable[[str], None]) -> None:
+    """Build, then serve the site on ``host:port`` with live reload, building again on a
+    change, until Ctrl+C. A failed rebuild is one line; the site served stays as it was."""
+    from mkdocs.livereload import LiveReloadServer  # late: it pulls in the dev server
+
+    preview.refresh()
+    site = preview.settings.site_dir
+
+    def rebuild() -> None:
+        try:
+            preview.refresh()
+        except (ErrdocsError, OSError) as exc:
+            say(f"Error: {os_failure(exc) if isinstance(exc, OSError) else exc.line()}")
+
+    server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(site),
+                              mount_path=preview.mount_path())
+    server.error_handler = lambda code: _error_page(site, code)
+    for path in preview.watched():
+        server.watch(str(path))
+    try:
+        server.serve()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+
+
+def _error_page(site: Path, code: int) -> bytes | None:
+    page = site / f"{code}.html"
+    return page.read_bytes() if code in (404, 500) and page.is_file() else None
+
+
+# --- the offline bundle's in-memory pages (until it builds from units) ---------------------
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Every good record of an input, in memory."""
+
+    records: list[Record]
+    """Valid records, in input order (duplicates merged)."""
+    problems: list[Problem]
+    """Errors and warnings, in input order."""
+
+
+def read_all(paths: Iterable[Path]) -> Loaded:
+    """Every good record of ``paths`` in a list: only for the offline bundle, which renders
+    its pages in memory until it builds from units, and for tests of small inputs."""
+    validator = Validator()
+    records = list(validator.validate_all(read(paths)))
+    return Loaded(records, validator.problems)
+
+
+def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
+    """Every page of the generated subtree and the paste box's data, in memory: only for
+    the offline bundle (see :func:`read_all`)."""
+    catalog = build_catalog(records)
+    data = site_data(build_index(records, catalog, javascript=True))
+    return catalog, [*render_all(records, catalog), *data.pages]

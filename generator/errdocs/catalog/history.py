@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from errdocs.errors import ErrdocsError
+from errdocs.errors import ErrdocsError, sqlite_failure
 
 HISTORY_FILE = "history.sqlite"
 FORMAT = "2"
@@ -200,8 +200,12 @@ class History:
         self._db.close()
 
     def commit(self) -> None:
-        """Keep what :meth:`update` did."""
-        self._db.execute("COMMIT")
+        """Keep what :meth:`update` did (a full disk or an I/O error said as any other)."""
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise sqlite_failure(exc, self.path) or HistoryError(
+                f"{self.path}: {exc}; `errdocs build --reset-history` starts a new one") from exc
 
     def _check_format(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()

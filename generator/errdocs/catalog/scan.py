@@ -10,53 +10,32 @@ Uncompressed JSON Lines files are read in place. Anything else (a JSON array, a 
 a ``.gz`` file) is copied once into a spool file of JSON Lines, so every record can be found
 again by offset.
 
-A record whose JSON line was validated without any problem in an earlier run (same line hash,
-in the scan cache) is not parsed or validated again; only its id is registered, so duplicate
-ids are still found. Records with any problem are always validated again, so every problem is
-reported on every run.
+What earlier runs learnt is in the catalogue (:mod:`errdocs.catalog.store`,
+``.errdocs/catalog.sqlite``). A record whose JSON line was validated without any problem before
+(same line hash) is not parsed or validated again, and an uncompressed JSON Lines input read
+without any problem whose size, modification time and bytes are unchanged is not even read line
+by line: its records come from the catalogue. Either way only their ids are registered, so
+duplicate ids are still found. Records with any problem (and the files holding them) are always
+read and validated again, so every problem is reported on every run.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from errdocs.catalog.model import shown_tags
-from errdocs.errors import BuildFailed, naming
+from errdocs.catalog.store import Cached, Catalogue, Placed, Stamp, stamp_of
+from errdocs.errors import BuildFailed
 from errdocs.pages.meta import describe_record
 from errdocs.records.problems import Problem
 from errdocs.records.read import Line, iter_files, read_file
-from errdocs.records.record import Record
+from errdocs.records.record import Origin, Record
 from errdocs.records.validate import Validator
-
-CACHE_VERSION = 6
-CACHE_FILE = "scan-cache.pickle"
-STAGED_FILE = "scan-cache.pickle.new"
-
-
-class Cached(NamedTuple):
-    """What a clean record's line gave last time."""
-
-    id: str
-    repo: str
-    slug: str
-    error_message: str
-    message_pattern: str | None
-    analyzed_at: str | None
-    tags: tuple[str, ...]
-    background_tag: str | None
-    error_class: str | None
-    file_path: str | None
-    line_number: int | None
-    description: str
-    digest: str
-    dataset_version: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,33 +67,79 @@ class Scan:
     """Errors and warnings, in input order."""
     sources: list[str]
     """JSON Lines files to re-read records from (inputs or spool files)."""
-    clean: dict[bytes, Cached]
-    """The clean records of this run, by line hash: the next run's cache (:func:`save`)."""
-    staged: bool = False
-    """The cache was written aside by :func:`stage` (and ``clean`` dropped)."""
+    skipped: int = 0
+    """Input files taken from the catalogue whole, unchanged since they were read."""
 
 
-def scan(paths: Iterable[Path], work_dir: Path) -> Scan:
-    """Read and validate every record of ``paths``, using the cache in ``work_dir``."""
-    cache = _read_cache(work_dir / CACHE_FILE)
-    fresh: dict[bytes, Cached] = {}
+def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *,
+         keep: bool = True) -> Scan:
+    """Read and validate every record of ``paths``, using the catalogue in ``work_dir`` and
+    (``keep``) updating it; the spool files go to ``spool_dir`` (default:
+    ``work_dir/spool``)."""
     validator = Validator()
     lights: list[Light] = []
-    places = _Places(work_dir / "spool")
+    places = _Places(spool_dir or work_dir / "spool")
+    skipped = 0
+    with Catalogue(work_dir, keep=keep) as catalogue, catalogue.writing():
+        try:
+            for path in iter_files(paths):
+                places.start(path)
+                stamp = _stamp(path)
+                placed = None if stamp is None else catalogue.unchanged(path, stamp)
+                if placed is None:
+                    _read(path, stamp, places, catalogue, validator, lights)
+                else:
+                    skipped += 1
+                    lights += _replay(path, placed, places.in_place(), validator)
+        finally:
+            places.close()
+        catalogue.commit()
+    return Scan(lights, validator.problems, places.names, skipped)
+
+
+def _stamp(path: Path) -> Stamp | None:
+    """What tells the bytes of ``path`` apart, when it can be read in place; ``None`` when it
+    cannot be read at all, which the reader then says in its own words."""
+    if path.suffix == ".gz":
+        return None
     try:
-        for path in iter_files(paths):
-            places.start(path)
-            for item in read_file(path):  # the reader `check` uses too
-                if isinstance(item, Problem):
-                    validator.problems.append(item)
-                    continue
-                light = _light(item, places.place(item), cache, fresh, validator)
-                if light is not None:
-                    places.keep(item)
-                    lights.append(light)
-    finally:
-        places.close()
-    return Scan(lights, validator.problems, places.names, fresh)
+        return stamp_of(path)
+    except OSError:
+        return None
+
+
+def _read(path: Path, stamp: Stamp | None, places: _Places, catalogue: Catalogue,
+          validator: Validator, lights: list[Light]) -> None:
+    """Read ``path`` line by line (the reader ``check`` uses too); when it has no problem and
+    is read in place, keep where its lines are for the next run."""
+    problems = len(validator.problems)
+    lines: list[tuple[bytes, int, int, int]] | None = []
+    for item in read_file(path):
+        if isinstance(item, Problem):
+            validator.problems.append(item)
+            continue
+        key = hashlib.blake2b(item.raw, digest_size=16).digest()
+        light = _light(item, key, places.place(item), catalogue, validator)
+        if item.offset is None or lines is None:
+            lines = None  # spooled: found again only through this run's spool
+        else:
+            lines.append((key, item.offset, len(item.raw), item.origin.line))
+        if light is not None:
+            places.keep(item)
+            lights.append(light)
+    if stamp is not None and lines and len(validator.problems) == problems:
+        catalogue.read_clean(path, stamp, lines)
+
+
+def _replay(path: Path, placed: list[Placed], source: int,
+            validator: Validator) -> Iterator[Light]:
+    """The lights of an unchanged input, from the catalogue: its ids registered in order, so
+    duplicates across files are found as if it had been read."""
+    for item in placed:
+        origin = Origin(str(path), item.line)
+        if validator.accept_known(item.fields.id, item.fields.digest, origin):
+            yield _make_light(item.fields, origin, (source, item.offset), item.size, item.key,
+                              item.fields.digest)
 
 
 @dataclass
@@ -140,10 +165,7 @@ class _Places:
         """The source index and byte offset ``line`` is (or will be, once kept) found at."""
         assert self._path is not None
         if line.offset is not None:
-            if self._in_place is None:
-                self.names.append(str(self._path.resolve()))
-                self._in_place = len(self.names) - 1
-            return self._in_place, line.offset
+            return self.in_place(), line.offset
         if self._spool is None:
             self.spool_dir.mkdir(parents=True, exist_ok=True)
             spool = self.spool_dir / f"{len(self.names)}.jsonl"
@@ -151,6 +173,14 @@ class _Places:
             self.names.append(str(spool))
             self._spool_index = len(self.names) - 1
         return self._spool_index, self._spool.tell()
+
+    def in_place(self) -> int:
+        """The source index of the current input, read in place (an unchanged input)."""
+        assert self._path is not None
+        if self._in_place is None:
+            self.names.append(str(self._path.resolve()))
+            self._in_place = len(self.names) - 1
+        return self._in_place
 
     def keep(self, line: Line) -> None:
         """Make ``line`` readable where :meth:`place` said."""
@@ -164,48 +194,29 @@ class _Places:
             self._spool = None
 
 
-def stage(found: Scan, work_dir: Path) -> Scan:
-    """Write this run's cache aside now and drop it from memory: only the next run reads it,
-    and at 100,000 records it holds ~30 MB the build has no use for. :func:`save` then only
-    puts the file in place."""
-    work_dir.mkdir(parents=True, exist_ok=True)
-    _write_cache(work_dir / STAGED_FILE, found.clean)
-    return replace(found, clean={}, staged=True)
-
-
-def save(found: Scan, work_dir: Path) -> None:
-    """Keep this run's clean records for the next run (call it when the build succeeded: a
-    failed build leaves the work folder as it was)."""
-    work_dir.mkdir(parents=True, exist_ok=True)
-    if found.staged:
-        os.replace(work_dir / STAGED_FILE, work_dir / CACHE_FILE)
-    else:
-        _write_cache(work_dir / CACHE_FILE, found.clean)
-
-
-def _light(line: Line, place: tuple[int, int], cache: dict[bytes, Cached],
-           fresh: dict[bytes, Cached], validator: Validator) -> Light | None:
-    key = hashlib.blake2b(line.raw, digest_size=16).digest()
-    known = cache.get(key)
+def _light(line: Line, key: bytes, place: tuple[int, int], catalogue: Catalogue,
+           validator: Validator) -> Light | None:
+    """The light copy of the record of ``line`` (hashed ``key``): from the catalogue when it
+    was validated cleanly before, else validated (and kept there when clean)."""
+    known = catalogue.known(key)
     if known is not None:
         if not validator.accept_known(known.id, known.digest, line.origin):
             return None
-        fresh[key] = known
-        return _make_light(known, line, place, key, known.digest)
+        return _make_light(known, line.origin, place, len(line.raw), key, known.digest)
     record = validator.take(line)
     if record is None:
         return None
     digest = validator.digest_of(record.id)
     if validator.last_clean and digest is not None:
-        fresh[key] = Cached(record.id, record.repo, record.slug, record.error_message,
-                            record.message_pattern, record.analyzed_at, tuple(shown_tags(record)),
-                            record.background_tag, record.error_class, record.file_path,
-                            record.line_number, describe_record(record), digest,
-                            record.dataset_version)
-    return _make_light(record, line, place, key, digest)
+        catalogue.add(key, Cached(
+            record.id, record.repo, record.slug, record.error_message, record.message_pattern,
+            record.analyzed_at, tuple(shown_tags(record)), record.background_tag,
+            record.error_class, record.file_path, record.line_number, describe_record(record),
+            digest, record.dataset_version))
+    return _make_light(record, line.origin, place, len(line.raw), key, digest)
 
 
-def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
+def _make_light(fields: Cached | Record, origin: Origin, place: tuple[int, int], size: int,
                 key: bytes, digest: str | None) -> Light:
     # The light record's documentation is only its first sentences (describe_record), which
     # the site's search shows under each result; pages are rendered from the full record.
@@ -217,7 +228,7 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
     # Repositories, tags, categories and classes repeat across records: keep one copy of each.
     record = Record(id=fields.id, repo=sys.intern(fields.repo), slug=fields.slug,
                     error_message=fields.error_message,
-                    message_pattern=fields.message_pattern, origin=line.origin,
+                    message_pattern=fields.message_pattern, origin=origin,
                     analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, tags)),
                     background_tag=_intern(fields.background_tag),
                     error_class=_intern(fields.error_class), documentation=description,
@@ -227,7 +238,7 @@ def _make_light(fields: Cached | Record, line: Line, place: tuple[int, int],
                     dataset_version=_intern(fields.dataset_version))
     # Without a digest (never: a kept record has one) the line's hash stands in.
     content = bytes.fromhex(digest)[:16] if digest else key
-    return Light(record, key.hex(), *place, len(line.raw), content)
+    return Light(record, key.hex(), *place, size, content)
 
 
 def _intern(value: str | None) -> str | None:
@@ -258,20 +269,3 @@ def read_records(sources: list[str], lights: Iterable[Light]) -> Iterator[Record
 
 class InputChanged(BuildFailed):
     """A record read in pass 2 is not the one pass 1 saw."""
-
-
-def _read_cache(path: Path) -> dict[bytes, Cached]:
-    """The previous run's clean records; empty when missing, old or unreadable."""
-    try:
-        with path.open("rb") as handle:
-            version, entries = pickle.load(handle)  # our own file in the work folder
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
-        return {}
-    return entries if version == CACHE_VERSION else {}
-
-
-def _write_cache(path: Path, entries: dict[bytes, Cached]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with naming(tmp), tmp.open("wb") as handle:
-        pickle.dump((CACHE_VERSION, entries), handle, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)

@@ -3,22 +3,24 @@
 Parsing every record's ``messagePattern`` (and converting it for the browser) was most of a
 one-record rebuild: at 20,000 records about a second, all of it for records that did not change.
 The results depend only on the pattern's or the message's text (and errdocs' code), so they are
-kept in ``.errdocs/lookup-memo.pickle`` and reused; an entry no build used is dropped.
+kept in the catalogue (``.errdocs/catalog.sqlite``, :mod:`errdocs.catalog.store`) and reused; an
+entry no build used is dropped.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
-from dataclasses import dataclass, field
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-from errdocs.errors import naming
+from errdocs.catalog.store import Catalogue
 from errdocs.lookup.jsregex import JsRegex
 from errdocs.lookup.patterns import Requirements
 
-FILE = "lookup-memo.pickle"
-VERSION = 2
+VERSION = 3
 """Bump when what is remembered changes meaning."""
 
 
@@ -64,24 +66,51 @@ def code_key() -> str:
 
 def load(work_dir: Path) -> Memo:
     """The memo of the last build made by this code; empty when there is none."""
-    key = code_key()
+    empty = Memo(used=Memo())
     try:
-        with (work_dir / FILE).open("rb") as handle:
-            stored = pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        return Memo(used=Memo())
-    if not (isinstance(stored, tuple) and stored[:2] == (VERSION, key)):
-        return Memo(used=Memo())
-    return Memo(stored[2], stored[3], used=Memo())
+        with Catalogue(work_dir, keep=False) as catalogue:
+            db = catalogue.db
+            if db is None or catalogue.meta("memo") != code_key():
+                return empty
+            patterns = {(text, bool(browser)): _facts(json.loads(facts)) for text, browser, facts
+                        in db.execute("SELECT text, browser, facts FROM memo_patterns")}
+            templates = {text: Requirements(frozenset(json.loads(words)), chars)
+                         for text, words, chars
+                         in db.execute("SELECT text, words, chars FROM memo_templates")}
+    except (sqlite3.Error, ValueError, TypeError, KeyError):
+        return empty  # damaged: made again
+    return Memo(patterns, templates, used=Memo())
 
 
 def save(memo: Memo, work_dir: Path) -> None:
-    """Keep what this build used (written aside, then renamed: never half a file)."""
-    key = code_key()
+    """Keep what this build used, in one transaction (a failure keeps the previous memo)."""
     kept = memo.used if memo.used is not None else memo
-    work_dir.mkdir(parents=True, exist_ok=True)
-    tmp = work_dir / (FILE + ".tmp")
-    with naming(tmp), tmp.open("wb") as handle:
-        pickle.dump((VERSION, key, kept.patterns, kept.templates), handle,
-                    protocol=pickle.HIGHEST_PROTOCOL)
-    tmp.replace(work_dir / FILE)
+    with Catalogue(work_dir) as catalogue, catalogue.writing():
+        db = catalogue.db
+        assert db is not None
+        db.execute("DELETE FROM memo_patterns")
+        db.execute("DELETE FROM memo_templates")
+        db.executemany("INSERT INTO memo_patterns VALUES (?, ?, ?)",
+                       ((text, browser, json.dumps(_plain(facts)))
+                        for (text, browser), facts in kept.patterns.items()))
+        db.executemany("INSERT INTO memo_templates VALUES (?, ?, ?)",
+                       ((text, json.dumps(sorted(req.words)), req.literal_chars)
+                        for text, req in kept.templates.items()))
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('memo', ?)", (code_key(),))
+        catalogue.commit(prune=False)
+
+
+def _plain(facts: PatternFacts) -> dict[str, Any]:
+    """``facts`` as JSON values (a frozenset as a sorted list)."""
+    value = asdict(facts)
+    if facts.requirements is not None:
+        value["requirements"]["words"] = sorted(facts.requirements.words)
+    return value
+
+
+def _facts(value: dict[str, Any]) -> PatternFacts:
+    """The inverse of :func:`_plain`."""
+    need, script = value.pop("requirements"), value.pop("javascript")
+    return PatternFacts(
+        None if need is None else Requirements(frozenset(need["words"]), need["literal_chars"]),
+        None if script is None else JsRegex(**script), **value)

@@ -162,14 +162,22 @@ def render_home(catalog: Catalog, *, changes: bool = False) -> Page:
 
 
 def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
-    """Every page of the generated subtree."""
+    """Every page of the generated subtree, in memory: only for the offline bundle (until it
+    builds from units; the build renders them unit by unit)."""
     pages = [render_record(r, catalog) for r in records]
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
             pages.extend(render_group(group))
+    return pages + root_pages(catalog, changes=False)
+
+
+def root_pages(catalog: Catalog, *, changes: bool) -> list[Page]:
+    """The generated pages of the root unit: the lists of all groups and the front page
+    (``changes``: with a link to what each dataset version changed)."""
+    pages: list[Page] = []
     for kind in listed_kinds(catalog):
         pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
-    pages.append(render_home(catalog))
+    pages.append(render_home(catalog, changes=changes))
     return pages
 
 

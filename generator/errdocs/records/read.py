@@ -1,7 +1,7 @@
 """Stage 1, read: the one reader of every input form, behind every command.
 
-``check``, ``generate``, ``serve``, ``bundle`` and ``lookup`` (:func:`errdocs.pipeline.check`)
-and ``build``/``merge`` (:func:`errdocs.catalog.scan.scan`) all read records with
+``check`` (:func:`errdocs.pipeline.check`), ``bundle`` (:func:`errdocs.pipeline.read_all`)
+and every other command (:func:`errdocs.catalog.scan.scan`) all read records with
 :func:`read_file` and turn each :class:`Line` into a JSON value with :func:`decode`, so they
 accept the same records and report the same problems for any input.
 
@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from errdocs.errors import InputError
 from errdocs.records.problems import Problem, shown
 from errdocs.records.record import Origin
 from errdocs.records.schema import MAX_RECORD_BYTES
@@ -134,7 +135,16 @@ def read_file(path: Path) -> Iterator[Line | Problem]:
         yield Problem(name, cursor.line, f"the .gz file is damaged here ({exc}); the records "
                       "before this line were read")
     except OSError as exc:
-        yield Problem(name, cursor.line, f"cannot read file: {exc.strerror or exc}")
+        # Not a fault of the records: the input cannot be read (whole), and a site built from
+        # what was read would replace a good one with fewer records, or none. Nothing goes on.
+        where = f"{name}:{cursor.line}" if cursor.line else name
+        raise InputUnreadable(f"{where}: cannot read it: {exc.strerror or exc}") from exc
+
+
+class InputUnreadable(InputError):
+    """An input file that cannot be opened or read to its end (missing, permissions, I/O)."""
+
+    consequence = "nothing was built or changed"
 
 
 def decode(line: Line) -> RawItem | Problem:

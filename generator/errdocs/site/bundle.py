@@ -35,8 +35,6 @@ from errdocs.records.record import Record
 from errdocs.site.lock import project_lock
 from errdocs.site.owner import MARKER
 
-DROPPED_PLUGINS = frozenset({"errdocs-lastmod", "search", "material/search", "offline",
-                             "material/offline"})
 LEFT_OUT = frozenset({MARKER, "sitemap.xml", "sitemap.xml.gz"})
 """Files of the built site not worth mailing (besides source maps, ``*.map``): errdocs' marker
 of its site folders, the sitemap (of a site with no address)."""
@@ -156,18 +154,6 @@ def make_bundle(settings: Settings, inputs: Iterable[Path], output: Path, *,
     return BundleReport(output, report.records, pages, output.stat().st_size, folder, report)
 
 
-def lunr_plugins(configured: object, *, offline: bool) -> list[object]:
-    """The project's plugins without the hosted-only ones, plus Material's search (and its
-    offline plugin when ``offline``): for ``errdocs serve``, whose live-reload builds have no
-    Pagefind index."""
-    if isinstance(configured, dict):
-        entries: list[object] = [{k: v} if v else k for k, v in configured.items()]
-    else:
-        entries = list(configured) if isinstance(configured, list) else []
-    kept = [e for e in entries if _plugin_name(e) not in DROPPED_PLUGINS]
-    return [*kept, "search", *(["offline"] if offline else [])]
-
-
 def sync_hand_written(docs_dir: Path, target: Path, subtree: str) -> None:
     """Make ``target`` hold the files of ``docs_dir`` that errdocs did not generate: copy those
     new or changed, remove those gone (never the pages the offline build generated there)."""
@@ -247,12 +233,6 @@ def _left_out(path: str) -> bool:
 def _not_a_page(path: str) -> bool:
     """The 404 page and the ``/id/`` redirects are not counted as pages."""
     return path == "404.html" or path.startswith(f"{ID_FOLDER}/")
-
-
-def _plugin_name(entry: object) -> str:
-    if isinstance(entry, dict) and len(entry) == 1:
-        return str(next(iter(entry)))
-    return str(entry)
 
 
 def _tag_keys(record: Record) -> set[str]:

@@ -242,6 +242,15 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
         yield from (p for p in ctx.changes if p.path in wanted)
 
 
+def unit_markdown(ctx: Context, unit: Unit) -> Iterable[Page]:
+    """Every Markdown page of a records, hub or changes unit, rendered as the unit renders
+    them (what ``errdocs generate`` writes); nothing for the root and data units, whose files
+    the build writes before any unit."""
+    if unit.kind not in (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES):
+        return ()
+    return _pages(ctx, unit, {page for page, _key in unit.page_keys}, set(), {})
+
+
 def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, str]:
     """A record's files beside its page: ``/id/<id>/`` (a redirect to the page) and
     ``/api/records/<id>.json``. Both depend on nothing but the record and its page's path,

@@ -1,0 +1,1 @@
+__errdocsLookup("resolve",{"version":1,"shards":1});

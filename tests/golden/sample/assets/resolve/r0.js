@@ -1,0 +1,1 @@
+__errdocsLookup("resolve-0",{});

@@ -1,0 +1,10 @@
+__errdocsLookup("r2",[
+["sgl-project/sglang/response-format-type-must-be-one-of-allowed-got-fmt-type-r","sgl-project/sglang","response_format.type must be one of {allowed}, got {fmt_type!r}","ValueError","The OpenAI-compatible request model validates response_format.type with a pydantic field validator."],
+["sgl-project/sglang/sampling-backend-backend-r-does-not-support-min-p","sgl-project/sglang","Sampling backend {backend!r} does not support min_p","NotImplementedError","min_p sampling is implemented for the flashinfer and pytorch sampling backends only."],
+["sgl-project/sglang/the-model-model-does-not-exist","sgl-project/sglang","The model `{model}` does not exist.","ErrorResponse","The OpenAI-compatible endpoints check the model field of every request. Empty values, default, the served model name and registered LoRA adapter names are\u2026"],
+["sgl-project/sglang/tp-size-tp-must-be-divisible-by-dp-size-dp","sgl-project/sglang","tp_size ({tp}) must be divisible by dp_size ({dp})","AssertionError","With data-parallel attention enabled, each attention DP group is carved out of the tensor-parallel group, so tp_size must be an exact multiple of dp_size."],
+["sgl-project/sglang/unknown-lora-adapter-lora-name","sgl-project/sglang","Unknown LoRA adapter: {lora_name}","KeyError","Requests may name a LoRA adapter per prompt. resolve_adapter_ids looks each name up in loaded_adapters;"],
+["sgl-project/sglang/unknown-mlx-async-mode-launch-mode","sgl-project/sglang","Unknown MLX async mode: {launch.mode}","ValueError","finalize_mlx_result consumes the MlxLaunch produced earlier by the async runner; it switches on launch.mode and, for any mode it does not recognize (outside\u2026"],
+["sgl-project/sglang/unsupported-dtype-dtype-cef91982","sgl-project/sglang","Unsupported dtype {dtype}","TypeError","scaled_fp8_quant only knows how to quantize floating-point activations (float16, bfloat16, float32) to FP8 e4m3."],
+["sgl-project/sglang/unsupported-dtype-dtype","sgl-project/sglang","Unsupported dtype: {dtype}","ValueError","_resolve_torch_dtype maps the user-facing --dtype string onto a concrete torch.dtype before any weights are loaded."]
+]);
