@@ -235,6 +235,68 @@ def change_one_record(data: Path, out: Path) -> Path:
     return out
 
 
+def change_records(data: Path, out: Path, percent: float) -> tuple[Path, int]:
+    """A copy of ``data`` with ``percent`` % of its records' documentation text changed, spread
+    evenly over the file (every k-th record); and how many were changed."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    count = max(1, round(len(lines) * percent / 100))
+    step = len(lines) / count
+    for n in range(count):
+        at = int(n * step + step / 2)
+        value = json.loads(lines[at])
+        value["record"]["documentation"] += " Changed for the refresh benchmark."
+        lines[at] = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+    out.write_text("".join(lines), "utf-8")
+    return out, count
+
+
+def different(a: Path, b: Path) -> list[str]:
+    """Files that are in only one of the folders or differ in bytes (sorted)."""
+    def files(root: Path) -> dict[str, Path]:
+        return {str(p.relative_to(root)): p for p in root.rglob("*") if p.is_file()}
+
+    left, right = files(a), files(b)
+    return sorted(k for k in left.keys() | right.keys() if k not in left or k not in right
+                  or left[k].read_bytes() != right[k].read_bytes())
+
+
+def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
+            env: dict[str, str]) -> list[Result]:
+    """Cold, refresh and no-op side by side, with one cold build: the cold build is of the
+    changed data B and its site is kept aside; the project is then refreshed to the original
+    data A and back to B (each a refresh of ``percent`` % of the records; the second is the
+    one reported, its site compared with the cold build's), then built again unchanged, then
+    after a ``mkdocs.yml`` edit (the site's name: every page changes, no record does)."""
+    base.mkdir(parents=True, exist_ok=True)
+    changed, count = change_records(data, base / "changed.jsonl", percent)
+    where = base / "refresh"
+    cold = errdocs_build(n, changed, where, jobs, f"errdocs cold -j{jobs}", env=env)
+    reference = base / "cold-site"
+    shutil.rmtree(reference, ignore_errors=True)
+    shutil.copytree(where / "site", reference, copy_function=os.link)
+    errdocs_build(n, data, where, jobs, "errdocs refresh (to A)", cold=False, env=env)
+    again = errdocs_build(n, changed, where, jobs, f"errdocs refresh {percent:g}%", cold=False,
+                          env=env)
+    noop = errdocs_build(n, changed, where, jobs, "errdocs no-op", cold=False, env=env)
+    wrong = different(where / "site", reference)
+    config = where / "mkdocs.yml"  # a change to every page and no record: the warm rebuild
+    config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
+                                                        "site_name: errdocs (warm)", 1), "utf-8")
+    warm = errdocs_build(n, changed, where, jobs, "errdocs warm (mkdocs.yml)", cold=False,
+                         env=env)
+    for result in (cold, again, noop, warm):
+        print(result.line(), flush=True)
+    print(f"N={n:<7} {count} records changed: refresh {again.seconds:.2f} s = "
+          f"{100 * again.seconds / cold.seconds:.1f}% of cold; no-op {noop.seconds:.2f} s = "
+          f"{100 * noop.seconds / cold.seconds:.1f}% of cold", flush=True)
+    print(f"N={n:<7} refreshed site equals a cold build's: "
+          + ("yes" if not wrong else f"NO ({len(wrong)} files differ, e.g. {wrong[:3]})"),
+          flush=True)
+    print(f"N={n:<7} warm rebuild after a mkdocs.yml edit: {warm.seconds:.2f} s = "
+          f"{100 * warm.seconds / cold.seconds:.1f}% of cold", flush=True)
+    return [cold, again, noop, warm]
+
+
 def same_tree(a: Path, b: Path) -> bool:
     """True when both folders hold the same files with the same bytes."""
     def files(root: Path) -> dict[str, Path]:
@@ -246,7 +308,7 @@ def same_tree(a: Path, b: Path) -> bool:
 
 
 def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, workers: bool,
-        verify: bool, keep: bool) -> list[Result]:
+        verify: bool, keep: bool, percent: float | None = None) -> list[Result]:
     data = out / "data" / f"r{n}.jsonl"
     if not data.exists():
         synth.write(n, data)
@@ -259,8 +321,13 @@ def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, work
         print(result.line(), flush=True)
         return result
 
-    cold = report(errdocs_build(n, data, base / "errdocs", jobs, f"errdocs cold -j{jobs}",
-                                env=env))
+    if percent is not None:
+        results += refresh(n, data, base, jobs, percent, env)
+        baseline = incremental = workers = False
+        cold = results[0]
+    else:
+        cold = report(errdocs_build(n, data, base / "errdocs", jobs, f"errdocs cold -j{jobs}",
+                                    env=env))
     if baseline:
         ref = report(baseline_build(n, base / "errdocs", base / "baseline"))
         print(f"N={n:<7} ratio baseline/errdocs: {ref.seconds / cold.seconds:.2f}x", flush=True)
@@ -300,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verify", action="store_true",
                         help="compare the incremental site with a cold build's")
     parser.add_argument("--workers", action="store_true", help="also time -j1 against -j2")
+    parser.add_argument("--refresh", type=float, metavar="PERCENT",
+                        help="cold build, a refresh with PERCENT %% of the records changed and "
+                        "a no-op, the refreshed site compared with the cold build's (only this)")
     parser.add_argument("--keep", action="store_true", help="keep the built projects")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args(argv)
@@ -307,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}", flush=True)
     for n in (int(x) for x in args.sizes.split(",")):
         run(n, args.out, jobs=args.jobs, baseline=args.baseline, incremental=args.incremental,
-            workers=args.workers, verify=args.verify, keep=args.keep)
+            workers=args.workers, verify=args.verify, keep=args.keep, percent=args.refresh)
     return 0
 
 

@@ -129,6 +129,16 @@ def test_missing_config_is_explained(tmp_path: Path) -> None:
                              "errdocs from the project folder or pass --config-file\n")
 
 
+@pytest.mark.parametrize("command", ["build", "generate"])
+def test_a_config_that_is_not_yaml_is_one_line(tmp_path: Path, command: str) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text("site_name: x\nnav: [a\n  - b: : c\n", "utf-8")
+    result = CliRunner().invoke(main, [command, "-f", str(config)])
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {config}:3: not valid YAML: expected ',' or ']', but "
+                             "got ':'\n")
+
+
 def test_every_command_is_documented_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     documented = set(re.findall(r"`errdocs (\w+)", readme))

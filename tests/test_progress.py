@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from errdocs.units.progress import Progress, duration, live, wanted
+from errdocs.units.progress import Progress, announce, duration, live, wanted
 
 
 class _Tty(io.StringIO):
@@ -78,3 +78,19 @@ def test_errdocs_progress_off_silences_it(monkeypatch: pytest.MonkeyPatch) -> No
     (3599.6, "1 h 00 min"), (7380, "2 h 03 min")])
 def test_durations_read_like_a_person_writes_them(seconds: float, text: str) -> None:
     assert duration(seconds) == text
+
+
+def test_a_refresh_says_what_it_found_to_do_on_a_terminal_only(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    stream, log = _Tty(), io.StringIO()
+    for out in (stream, log):
+        announce(200, 1512, 63, 77, stream=out)
+        announce(1, 1, 1, 1, stream=out)
+        announce(0, 0, 0, 77, stream=out)
+        announce(5, 5, 5, 5, stream=out, enabled=False)
+    assert stream.getvalue() == (
+        "To do: 200 records changed; 1,512 pages in 63 of 77 units to build.\n"
+        "To do: 1 record changed; 1 page in 1 of 1 unit to build.\n"
+        "To do: 0 records changed; nothing to build (all 77 units up to date).\n")
+    assert log.getvalue() == ""

@@ -59,6 +59,7 @@ from errdocs.units.build import (
     Context,
     UnitResult,
     base_config,
+    changed_records,
     dates_enabled,
     is_current,
     static_dir,
@@ -77,9 +78,10 @@ from errdocs.units.plan import (
     global_key,
     group_pages,
     plan,
+    render_key,
     unit_count,
 )
-from errdocs.units.progress import Progress, wanted
+from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
@@ -199,10 +201,15 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
                                if merge_only else chosen, pending)
+        todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it reads its stamp
+                if u.kind in _WRITTEN}
+        announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
+                 + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
+                 len(dirty), len(units), enabled=show_progress)
         _carry_dates(settings, prepared, dirty)
         pending = journal.record(work, pending, (  # before any unit writes a page
-            (page, key) for unit in dirty if unit.kind in _WRITTEN
-            for page, key in unit.page_keys if page in to_render(ctx, unit)))
+            (page, key) for unit in dirty if unit.name in todo
+            for page, key in unit.page_keys if page in todo[unit.name]))
         results = _build(ctx, dirty, workers, show_progress)
         removed, searchable = 0, None
         if selection is None:
@@ -329,7 +336,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     """Scan, catalogue, update the history, write the root's generated pages and the data
     and static files, and plan the units."""
     work = settings.work_dir
-    found = scan(paths, work)
+    found = scan(paths, work, strict=strict)
     if choose is not None:
         found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
@@ -376,7 +383,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                 for g in catalog.groups[kind].values()}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
-                  changes_links=tuple(sorted(listed)))
+                  changes_links=tuple(sorted(listed)), render_key=render_key(addresses))
     return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
                      tuple(lookup.problems), data.unconverted)
 

@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from errdocs.errors import InputError
+
 GENERATED_SUBTREE = "errors"
 SAMPLE_DATASET = Path("data/sample.jsonl")
 WORK_DIR = ".errdocs"
@@ -125,5 +127,12 @@ def read_config_data(path: Path) -> dict[str, object]:
         pass
 
     _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
-    data = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # a SafeLoader subclass
+    try:
+        data = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:  # where MkDocs itself would say it, in one line
+        mark = exc.problem_mark
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise InputError(f"{where}: not valid YAML: {exc.problem or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     return data if isinstance(data, dict) else {}

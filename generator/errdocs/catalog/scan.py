@@ -72,10 +72,11 @@ class Scan:
 
 
 def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *,
-         keep: bool = True) -> Scan:
+         keep: bool = True, strict: bool = False) -> Scan:
     """Read and validate every record of ``paths``, using the catalogue in ``work_dir`` and
     (``keep``) updating it; the spool files go to ``spool_dir`` (default:
-    ``work_dir/spool``)."""
+    ``work_dir/spool``). ``strict``: the catalogue is kept as it was when the input has
+    problems (a ``--strict`` build that stops there writes nothing)."""
     validator = Validator()
     lights: list[Light] = []
     places = _Places(spool_dir or work_dir / "spool")
@@ -93,7 +94,10 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
                     lights += _replay(path, placed, places.in_place(), validator)
         finally:
             places.close()
-        catalogue.commit()
+        if strict and validator.problems:
+            catalogue.close()  # undone
+        else:
+            catalogue.commit()
     return Scan(lights, validator.problems, places.names, skipped)
 
 

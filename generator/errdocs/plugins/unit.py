@@ -31,6 +31,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
+from errdocs.plugins import bodies
+
 _H1 = re.compile(r"^# .*$", re.MULTILINE)
 
 
@@ -54,6 +56,8 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
         self.pages = frozenset(self.owned | set(data.get("kept", ())))
         """Every page of the unit: those built now and those whose earlier HTML is kept."""
         self.cache = jinja2.FileSystemBytecodeCache(_folder(data["template_cache"]))
+        if data.get("bodies"):  # pages converted before from the same inputs: their body
+            bodies.start(Path(data["bodies"]))
         if not self.root:  # 404.html, robots.txt...: once, in the root unit; sitemaps are merged
             config.theme.static_templates.intersection_update({"sitemap.xml"})
         config.theme.get_env = self._env_maker(config.theme.get_env)  # type: ignore[method-assign]
@@ -95,6 +99,12 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         return output if page.file.src_uri in self.owned else ""
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        bodies.stop()
+
+    def on_build_error(self, error: Exception) -> None:
+        bodies.stop(keep=False)
 
 
 def _folder(path: str) -> str:

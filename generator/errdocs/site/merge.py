@@ -75,11 +75,14 @@ class UnitOutput:
         return text.splitlines()
 
 
-def record_files(folder: Path, key: str, site: Path, keep: int = 3) -> None:
-    """List the files of a unit's output (for merges); keep the lists of recent versions."""
-    names = sorted(
-        os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site) for f in files
-        if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
+def record_files(folder: Path, key: str, site: Path, keep: int = 3,
+                 names: list[str] | None = None) -> None:
+    """List the files of a unit's output (for merges); keep the lists of recent versions.
+    ``names``: the list, when the caller knows it (sorted; the output is not walked)."""
+    if names is None:
+        names = sorted(
+            os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site)
+            for f in files if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
     # By rename: a later merge removes exactly these files from the spare tree.
     atomic_write(folder / f"files-{key}.txt", "\n".join(names).encode("utf-8"))
     lists = sorted(folder.glob("files-*.txt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
@@ -238,10 +241,12 @@ def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
-    """Bring ``tree`` from the units of ``before`` to ``units``; False when it cannot."""
+    """Bring ``tree`` from the units of ``before`` to ``units``; False when it cannot. A file
+    the old and new version of one unit both list and the tree already links (the same file:
+    a unit patched in place keeps its unchanged pages' files) is left as it is."""
     now = {u.name: u for u in units}
     changed = [u for u in units if before.get(u.name) != u.key]
-    plans: list[tuple[list[str], list[str], UnitOutput | None]] = []
+    olds: dict[str, list[str]] = {}
     for name, key in before.items():
         unit = now.get(name)
         if unit is None or unit.key != key:
@@ -249,25 +254,44 @@ def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
             old = UnitOutput(name, key, folder).files(key)
             if old is None:
                 return False
-            plans.append((old, [], None))
+            olds[name] = old
+    news: list[tuple[list[str], UnitOutput]] = []
     for unit in changed:
         new = unit.files()
         if new is None:
             return False
-        plans.append(([], new, unit))
+        news.append((new, unit))
+    same = {r for new, unit in news for r in _kept(tree, olds.get(unit.name, []), new, unit)}
     emptied: set[Path] = set()
-    for old, _new, _unit in plans:
+    for old in olds.values():
         for relative in old:
-            (tree / relative).unlink(missing_ok=True)
-            emptied.add((tree / relative).parent)
-    for _old, new, unit in plans:
+            if relative not in same:
+                (tree / relative).unlink(missing_ok=True)
+                emptied.add((tree / relative).parent)
+    for new, unit in news:
         for relative in new:
-            assert unit is not None
+            if relative in same:
+                continue
             target = tree / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             _link(unit.site / relative, target, unit.name)
     _prune(emptied, tree)
     return True
+
+
+def _kept(tree: Path, old: list[str], new: list[str], unit: UnitOutput) -> Iterable[str]:
+    """The files of ``unit`` in both lists that ``tree`` already links."""
+    before = set(old)
+    for relative in new:
+        if relative in before and _same_file(tree / relative, unit.site / relative):
+            yield relative
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _prune(folders: set[Path], stop: Path) -> None:

@@ -27,10 +27,16 @@ from errdocs.errors import BuildFailed, naming
 from errdocs.pages.exports import record_companions
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file
 from errdocs.pages.render import Page, render_group, render_record
-from errdocs.pages.write import atomic_write, write_changed
+from errdocs.pages.write import TEMPORARY, atomic_write, write_changed
 from errdocs.project import Settings, read_config_data
 from errdocs.records.record import Record
-from errdocs.site.merge import CANNOT_LINK, SITEMAP, keep_sitemap_entries, record_files
+from errdocs.site.merge import (
+    CANNOT_LINK,
+    SITEMAP,
+    UnitOutput,
+    keep_sitemap_entries,
+    record_files,
+)
 from errdocs.units.mkdocs_run import BuildError, run_mkdocs
 from errdocs.units.plan import Unit, UnitKind, group_pages, record_groups, related_targets
 
@@ -75,6 +81,9 @@ class Context:
     """The "what changed" pages (rendered: a few, bounded) and, for the changes unit, ..."""
     changes_links: tuple[str, ...] = ()
     """... the generated-tree paths of the record pages they link to."""
+    render_key: str = ""
+    """Hash of what errdocs' rendering of a page depends on besides the page's key
+    (:func:`errdocs.units.plan.render_key`); empty: render every page MkDocs builds."""
 
 
 @dataclass(frozen=True)
@@ -111,11 +120,12 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
     keys = dict(unit.page_keys)
     todo = to_render(ctx, unit)
+    fresh = _to_write(ctx, unit, todo)
     reused = {p for p in keys if p not in todo}
-    missing = {p for p in reused if not (ctx.settings.out_dir / p).is_file()}
+    missing = {p for p in keys if p not in fresh and not (ctx.settings.out_dir / p).is_file()}
     companions: dict[str, str] = {}
     written, _ = write_changed(ctx.settings.out_dir,
-                               _pages(ctx, unit, todo | missing, todo, companions))
+                               _pages(ctx, unit, fresh | missing, fresh, companions))
     sub = ctx.settings.subtree
     if unit.kind is UnitKind.ROOT:
         owned, stubs = ctx.root_pages, ctx.root_links
@@ -124,13 +134,88 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
     kept = [f"{sub}/{p}" for p in sorted(reused)]
     config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
+    before = _output_files(folder) if unit.kind is not UnitKind.ROOT else None
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    _reuse_outputs(folder, config, kept)
+    stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key,
+                                 "render": ctx.render_key, "pages": keys}
     if unit.kind is UnitKind.RECORDS:
-        _write_companions(folder, companions, _companion_files(ctx, unit, reused))
-    record_files(folder, unit.key, folder / "site.new")
-    finish(folder, {"key": unit.key, "global": ctx.global_key, "pages": keys})
+        stamp["lines"] = {i: _line(ctx, i) for i in unit.members}
+    others = _companion_files(ctx, unit, {p for p in keys if p not in fresh}) if (
+        unit.kind is UnitKind.RECORDS) else []
+    if before is not None:  # only what changed is put into the unit's output
+        _write_companions(folder, companions, [])
+        _keep_sitemap(folder, config, kept, folder / "site" / SITEMAP)
+        after = {_dest(config, p) for p in kept} | set(others)
+        _patch(folder, unit.key, before, after, stamp)
+    else:
+        _reuse_outputs(folder, config, kept)
+        if unit.kind is UnitKind.RECORDS:
+            _write_companions(folder, companions, others)
+        record_files(folder, unit.key, folder / "site.new")
+        finish(folder, stamp)
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+
+
+def _output_files(folder: Path) -> list[str] | None:
+    """The files of the unit's current output, when it is complete and listed (its stamp
+    names the key its file list is kept under): it can then be patched in place."""
+    key = stamp_of(folder).get("key")
+    if not isinstance(key, str) or not (folder / "site").is_dir():
+        return None
+    return UnitOutput("", key, folder).files()
+
+
+def _patch(folder: Path, key: str, before: list[str], kept: set[str],
+           stamp: dict[str, object]) -> None:
+    """Bring the unit's output to the new version in place: each file MkDocs (or a record's
+    companions) made in ``site.new`` replaces its namesake by rename, the files of ``before``
+    that are neither made nor ``kept`` go, the sitemap is the new one. Renames and unlinks
+    never change a file's content, so the live site and the merge's spare tree, which link
+    the same files, keep theirs. The stamp goes first and comes back last (see
+    :func:`finish`): a kill in between leaves the unit to be built again from nothing."""
+    old, fresh = folder / "site", folder / "site.new"
+    made = _walk(fresh)
+    (folder / "stamp.json").unlink(missing_ok=True)
+    for relative in made:
+        target = old / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(fresh / relative, target)
+    for name in (SITEMAP, SITEMAP + ".gz"):
+        if (fresh / name).is_file():
+            os.replace(fresh / name, old / name)
+    files = set(made) | {f for f in before if f in kept}
+    gone = [f for f in before if f not in files]
+    for relative in gone:
+        (old / relative).unlink(missing_ok=True)
+    _prune({(old / r).parent for r in gone}, old)
+    record_files(folder, key, old, names=sorted(files))
+    shutil.rmtree(fresh)
+    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
+
+
+def _walk(site: Path) -> list[str]:
+    """The files below ``site`` (relative), but its sitemap."""
+    return [os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site)
+            for f in files if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz"))]
+
+
+def _prune(folders: set[Path], stop: Path) -> None:
+    """Remove the folders a patch emptied, up to ``stop``."""
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        while folder != stop and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+
+
+def _dest(config: MkDocsConfig, page: str) -> str:
+    return File(page, None, "", config.use_directory_urls).dest_uri
+
+
+def _keep_sitemap(folder: Path, config: MkDocsConfig, pages: list[str], old: Path) -> None:
+    """Add to ``site.new``'s sitemap the entries of ``old`` for ``pages`` (reused)."""
+    urls = {File(p, None, "", config.use_directory_urls).url for p in pages}
+    if urls:
+        keep_sitemap_entries(old, folder / "site.new" / SITEMAP, urls, config.site_url or "")
 
 
 def to_render(ctx: Context, unit: Unit) -> set[str]:
@@ -141,28 +226,95 @@ def to_render(ctx: Context, unit: Unit) -> set[str]:
     return {p for p in keys if p not in reused or p in ctx.unsettled}
 
 
+def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
+    """Records of ``units`` whose JSON line is not the one their unit was last built from
+    (new records included): what a refresh found changed."""
+    count = 0
+    for unit in units:
+        if unit.kind is UnitKind.RECORDS:
+            lines = stamp_of(unit_dir(ctx.work_dir, unit.name)).get("lines")
+            before = lines if isinstance(lines, dict) else {}
+            count += sum(before.get(i) != _line(ctx, i) for i in unit.members)
+    return count
+
+
+def _line(ctx: Context, record_id: str) -> str:
+    """A short form of the hash of a record's line, for the stamp."""
+    return ctx.lights[record_id].line_hash[:16]
+
+
+def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
+    """Of the pages MkDocs builds, those errdocs renders again: all of them, but when the
+    unit was built before with the same rendering (:attr:`Context.render_key`: code,
+    templates, addresses), only those whose own inputs changed and the unsettled ones. The
+    Markdown (and the companions) of the others are what that build wrote: a ``mkdocs.yml``
+    edit converts every page again, it does not render them again."""
+    folder = unit_dir(ctx.work_dir, unit.name)
+    stamp = stamp_of(folder)
+    before = stamp.get("pages")
+    if (not ctx.render_key or stamp.get("render") != ctx.render_key
+            or not isinstance(before, dict) or not (folder / "site").is_dir()):
+        return todo
+    keys = dict(unit.page_keys)
+    return {p for p in todo if before.get(p) != keys[p] or p in ctx.unsettled}
+
+
 def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
     """A data unit's output: its files, linked from the generated tree or, for a member
     starting with ``/`` (a file at a site path, not in the generated subtree: the exports,
     the feed, the pages at addresses records left), from :func:`static_dir` (both written
     before units are built). A link is safe: those files are replaced, never rewritten in
     place (write.write_changed), so a later change cannot reach this output or the live site."""
-    fresh, sub = folder / "site.new", ctx.settings.subtree
+    fresh = folder / "site.new"
     shutil.rmtree(fresh, ignore_errors=True)
+    keys = dict(unit.page_keys)
+    stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key, "pages": keys}
+    before, old = _output_files(folder), stamp_of(folder).get("pages")
+    if before is not None and isinstance(old, dict):
+        # Patched in place: only the files whose content changed are linked again.
+        (folder / "stamp.json").unlink(missing_ok=True)
+        site = folder / "site"
+        for path in unit.members:
+            if old.get(path) != keys[path]:
+                source, target = _data_file(ctx, path, site)
+                _place(source, target, temporary=True)
+        now = {_data_file(ctx, p, site)[1] for p in unit.members}
+        gone = [site / f for f in before if site / f not in now]
+        for target in gone:
+            target.unlink(missing_ok=True)
+        _prune({t.parent for t in gone}, site)
+        record_files(folder, unit.key, site, names=sorted(str(t.relative_to(site))
+                                                          for t in now))
+        atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
+        return
     for path in unit.members:
-        if path.startswith("/"):
-            source, target = static_dir(ctx.work_dir) / path[1:], fresh / path[1:]
-        else:
-            source, target = ctx.settings.out_dir / path, fresh / sub / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(source, target)
-        except OSError as exc:
-            if exc.errno not in CANNOT_LINK:
-                raise
-            shutil.copyfile(source, target)  # another file system
+        _place(*_data_file(ctx, path, fresh))
     record_files(folder, unit.key, fresh)
-    finish(folder, {"key": unit.key, "global": ctx.global_key})
+    finish(folder, stamp)
+
+
+def _data_file(ctx: Context, path: str, site: Path) -> tuple[Path, Path]:
+    """Where a data unit's member is written, and where it goes in the output ``site``."""
+    if path.startswith("/"):
+        return static_dir(ctx.work_dir) / path[1:], site / path[1:]
+    return ctx.settings.out_dir / path, site / ctx.settings.subtree / path
+
+
+def _place(source: Path, target: Path, *, temporary: bool = False) -> None:
+    """Link ``source`` at ``target`` (a copy on another file system); ``temporary``: through
+    a temporary name and a rename, replacing what is there without changing its content."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    at = target.with_name(f"{TEMPORARY}{target.name}") if temporary else target
+    if temporary:
+        at.unlink(missing_ok=True)
+    try:
+        os.link(source, at)
+    except OSError as exc:
+        if exc.errno not in CANNOT_LINK:
+            raise
+        shutil.copyfile(source, at)  # another file system
+    if temporary:
+        os.replace(at, target)
 
 
 def static_dir(work_dir: Path) -> Path:
@@ -346,6 +498,7 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
         "docs_dir": str(ctx.settings.docs_dir), "owned": list(owned), "stubs": list(stubs),
         "kept": list(kept), "root": unit.kind is UnitKind.ROOT,
         "template_cache": str(ctx.work_dir / "templates"),
+        "bodies": str(folder / "bodies.sqlite"),
     }).encode("utf-8"))
     base = base_config(ctx.settings.config_file)
     profile = ctx.settings.profile

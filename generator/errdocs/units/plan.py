@@ -236,16 +236,28 @@ def record_groups(record: Record, catalog: Catalog) -> Iterator[Group]:
 
 def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
     """Hash of what every page depends on: code, templates, config, overrides, tool versions."""
-    package = Path(__file__).parent
-    parts: list[bytes] = [config_file.read_bytes()]
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".j2", ".html", ".yml"):
-            parts += [str(path.relative_to(package)).encode(), path.read_bytes()]
-    for tool in TOOLS:
-        parts.append(f"{tool}=={_version(tool)}".encode())
+    parts: list[bytes] = [config_file.read_bytes(), *_code_parts()]
     parts.append(f"engine={engine.label()}".encode())  # MkDocs or ProperDocs built it
     parts += list(extra)
     return _hash(*parts)
+
+
+def render_key(addresses: object) -> str:
+    """Hash of what errdocs' rendering of a page's Markdown (and a record's ``/id/`` page and
+    JSON) depends on besides the page's own inputs (its key): errdocs' code and templates, the
+    tool versions and how pages are addressed. Not the MkDocs config or theme: a ``mkdocs.yml``
+    edit builds every page again with MkDocs, from the Markdown already written."""
+    return _hash(*_code_parts(), repr(addresses))
+
+
+def _code_parts() -> Iterator[bytes]:
+    """errdocs' code and templates, and the versions of the tools it renders with."""
+    package = Path(__file__).parent.parent
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".j2", ".html", ".yml"):
+            yield from (str(path.relative_to(package)).encode(), path.read_bytes())
+    for tool in TOOLS:
+        yield f"{tool}=={_version(tool)}".encode()
 
 
 def files_key(directory: Path) -> Iterator[bytes]:

@@ -94,6 +94,27 @@ class Progress:
         self.stream.flush()
 
 
+def announce(records: int, pages: int, units: int, total: int, *,
+             enabled: bool = True, stream: TextIO | None = None) -> None:
+    """On a terminal, before the units are built: what the build found to do, one line."""
+    stream = stream or sys.stderr
+    if enabled and wanted() and live(stream):
+        stream.write(plan_line(records, pages, units, total) + "\n")
+        stream.flush()
+
+
+def plan_line(records: int, pages: int, units: int, total: int) -> str:
+    """``To do: 200 records changed; 1,512 pages in 63 of 77 units to build.``"""
+    changed = f"To do: {_count(records, 'record')} changed"
+    if not units:
+        return f"{changed}; nothing to build (all {_count(total, 'unit')} up to date)."
+    return f"{changed}; {_count(pages, 'page')} in {units:,} of {_count(total, 'unit')} to build."
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number:,} {word}{'' if number == 1 else 's'}"
+
+
 def duration(seconds: float) -> str:
     """``42 s``, ``9 min 05 s``, ``1 h 02 min``: what a person reads in a log."""
     whole = round(seconds)

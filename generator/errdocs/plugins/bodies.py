@@ -1,0 +1,243 @@
+"""Reuse a page's HTML body when nothing its conversion depends on changed.
+
+A change that touches every page but no record (a ``mkdocs.yml`` edit, a new errdocs version)
+rebuilds every page: the theme's template must be rendered again, but the Markdown conversion
+(Python-Markdown, Pygments: about half of a page's cost) gives the same body whenever its inputs
+are the same. Those inputs are, all of them in the key:
+
+- the page's Markdown as MkDocs converts it (after the ``page_markdown`` plugin events);
+- where the page is (its source path and URL: relative links are computed from it);
+- the files the unit's build knows and their URLs (links are resolved against them);
+- the Markdown extensions and their settings, the link validation settings, and the versions
+  of the tools that convert (MkDocs, Python-Markdown, pymdown-extensions, Pygments, Material).
+
+A page whose conversion logged a warning is not kept (a ``--strict`` build must see it again).
+Each unit keeps its bodies in a small SQLite file (``bodies.sqlite`` in its folder), one row a
+page: a refresh writes the rows of the pages it converted, not the unit's whole store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink, get_toc
+
+FORMAT = 2
+"""Changes when what a row holds changes."""
+TOOLS = ("mkdocs", "properdocs", "markdown", "pymdown-extensions", "pygments",
+         "mkdocs-material")
+
+
+@dataclass
+class Bodies:
+    """The body store of one unit build, and what this build converted."""
+
+    path: Path
+    """The unit's ``bodies.sqlite``."""
+    settings: str = ""
+    """Hash of the conversion settings and the files known (same for every page of a build;
+    made at the first page, when MkDocs hands over the files)."""
+    made: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    """Page source path to (key, body as compressed JSON) converted this build, to store
+    (compressed: HTML shrinks ~6x, and the store holds every page of the site)."""
+    hits: int = 0
+    """Pages whose body was reused."""
+    _db: sqlite3.Connection | None = None
+
+    def key(self, page: Page) -> str:
+        """What the page's body depends on."""
+        markdown = page.markdown or ""
+        return _hash(self.settings, page.file.src_uri, page.file.url, markdown)
+
+    def get(self, page: Page, key: str) -> dict[str, Any] | None:
+        row = self._connection().execute(
+            "SELECT key, body FROM bodies WHERE page = ?", (page.file.src_uri,)).fetchone()
+        if row is None or row[0] != key:
+            return None
+        try:
+            body = json.loads(zlib.decompress(row[1]))
+        except (ValueError, zlib.error):  # a damaged row is only a miss
+            return None
+        return body if isinstance(body, dict) else None
+
+    def save(self) -> None:
+        """Store what was converted (one transaction); close."""
+        if self.made:
+            db = self._connection()
+            with db:
+                db.executemany("INSERT OR REPLACE INTO bodies (page, key, body) VALUES (?, ?, ?)",
+                               [(p, k, b) for p, (k, b) in self.made.items()])
+        self.made = {}
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path)
+            db.execute("CREATE TABLE IF NOT EXISTS bodies "
+                       "(page TEXT PRIMARY KEY, key TEXT NOT NULL, body BLOB NOT NULL)")
+            self._db = db
+        return self._db
+
+
+_ACTIVE: Bodies | None = None
+"""The store of the unit being built in this process (one build at a time per process)."""
+
+
+def start(path: Path) -> Bodies:
+    """Use the store ``path`` for the pages of the build starting in this process."""
+    global _ACTIVE
+    _patch()
+    stop(keep=False)
+    _ACTIVE = Bodies(path)
+    return _ACTIVE
+
+
+def stop(*, keep: bool = True) -> None:
+    """The build ended: store its bodies (``keep``) and stop reusing."""
+    global _ACTIVE
+    if _ACTIVE is not None:
+        if not keep:
+            _ACTIVE.made = {}
+        _ACTIVE.save()
+    _ACTIVE = None
+
+
+def settings_key(config: MkDocsConfig, files: Files) -> str:
+    """Everything every body of the build depends on besides its page."""
+    known = sorted((f.src_uri, f.url, f.inclusion.name) for f in files)
+    hooks = sorted(str(getattr(m, "__file__", m)) for m in (config["hooks"] or {}).values())
+    return _hash(str(FORMAT), *(f"{t}=={_version(t)}" for t in TOOLS),
+                 _stable(config["markdown_extensions"]), _stable(config["mdx_configs"]),
+                 _stable(config["validation"]), str(config["use_directory_urls"]),
+                 repr(known), *hooks, *(_read(h) for h in hooks))
+
+
+def _render(original: Callable[[Page, MkDocsConfig, Files], None]) -> Callable[..., None]:
+    def render(page: Page, config: MkDocsConfig, files: Files) -> None:
+        bodies = _ACTIVE
+        if bodies is None or page.markdown is None:
+            original(page, config, files)
+            return
+        if not bodies.settings:
+            bodies.settings = settings_key(config, files)
+        key = bodies.key(page)
+        body = bodies.get(page, key)
+        if body is not None:
+            _restore(page, body, files)
+            bodies.hits += 1
+            return
+        with _Warnings() as warned:
+            original(page, config, files)
+        if not warned.count:
+            bodies.made[page.file.src_uri] = (
+                key, zlib.compress(json.dumps(_body(page)).encode("utf-8"), 1))
+
+    return render
+
+
+def _body(page: Page) -> dict[str, Any]:
+    anchors = page.links_to_anchors
+    present = page.present_anchor_ids
+    return {"content": page.content, "toc": [_token(a) for a in page.toc],
+            "title": page._title_from_render,
+            "present": None if present is None else sorted(present),
+            "links": None if anchors is None else {f.src_uri: v for f, v in anchors.items()}}
+
+
+def _token(link: AnchorLink) -> dict[str, Any]:
+    """A table of contents entry as Python-Markdown's ``toc_tokens`` has it."""
+    return {"level": link.level, "id": link.id, "name": link.title,
+            "children": [_token(c) for c in link.children]}
+
+
+def _restore(page: Page, body: dict[str, Any], files: Files) -> None:
+    page.content = body["content"]
+    page.toc = get_toc(body["toc"])
+    page._title_from_render = body["title"]
+    present = body["present"]
+    page.present_anchor_ids = None if present is None else set(present)
+    links = body["links"]
+    if links is not None:
+        found = {files.get_file_from_path(src): v for src, v in links.items()}
+        page.links_to_anchors = {f: v for f, v in found.items() if f is not None}
+
+
+class _Warnings(logging.Handler):
+    """Counts the warnings MkDocs logs while it is installed (a ``with`` block)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+    def __enter__(self) -> _Warnings:
+        for name in _LOGGERS:
+            logging.getLogger(name).addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name in _LOGGERS:
+            logging.getLogger(name).removeHandler(self)
+
+
+_LOGGERS = ("mkdocs", "properdocs")
+
+
+def _patch() -> None:
+    if getattr(Page, "_errdocs_bodies", False):
+        return
+    Page.render = _render(Page.render)  # type: ignore[method-assign]
+    Page._errdocs_bodies = True  # type: ignore[attr-defined]
+
+
+def _stable(value: object) -> str:
+    """A repr that is the same in every process: functions and classes by their names
+    (an emoji index given as ``!!python/name:``), not their addresses."""
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{_stable(k)}:{_stable(v)}" for k, v in
+                              sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_stable(v) for v in value) + "]"
+    if callable(value):
+        return f"<{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', '?')}>"
+    return repr(value)
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _version(tool: str) -> str:
+    try:
+        return metadata.version(tool)
+    except metadata.PackageNotFoundError:
+        return "-"
+
+
+def _hash(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
