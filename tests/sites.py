@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from errdocs.build import ShardedReport, build_sharded
-from errdocs.pipeline import read_all
 from errdocs.project import Settings, load_settings
 from errdocs.site.bundle import BundleReport, make_bundle
 
@@ -55,8 +54,7 @@ def build_project(project: Path, records: Path = SAMPLE, site_url: str | None = 
 
 def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleReport:
     """The offline bundle of every record of ``records``."""
-    settings = load_settings(project / "mkdocs.yml")
-    return make_bundle(read_all([records]).records, settings, output)
+    return make_bundle(load_settings(project / "mkdocs.yml"), [records], output)
 
 
 @contextlib.contextmanager

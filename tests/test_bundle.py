@@ -3,7 +3,7 @@ without touching the hosted site's files."""
 
 from __future__ import annotations
 
-import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from errdocs.cli import _size, main
 from errdocs.pages.render import Page
 from errdocs.pages.write import write_pages
-from errdocs.site.bundle import Selection, copy_hand_written, lunr_files, lunr_plugins, select
+from errdocs.site.bundle import Selection, select, sync_hand_written
 
 from . import sites
 from .helpers import record
@@ -30,10 +30,12 @@ def _names(archive: Path) -> list[str]:
 def test_bundle_of_the_whole_dataset_opens_from_disk(bundle_zip: Path, tmp_path: Path) -> None:
     names = _names(bundle_zip)
     assert all(n.startswith("errdocs-bundle/") for n in names)
-    assert {"errdocs-bundle/index.html", "errdocs-bundle/search/search_index.js",
-            "errdocs-bundle/assets/javascripts/iframe-worker-shim.js",
+    assert {"errdocs-bundle/index.html", "errdocs-bundle/errors/assets/search/manifest.js",
+            "errdocs-bundle/errors/assets/lookup/manifest.js",
             f"errdocs-bundle/{sites.SEED_PAGE}.html"} <= set(names)
-    assert not [n for n in names if n.endswith(".map") or "/lunr/" in n]
+    # no lunr: no Material search index, language files or worker; nothing not worth mailing
+    assert not [n for n in names if n.endswith((".map", ".errdocs-site", "sitemap.xml"))
+                or "/lunr/" in n or "/workers/" in n or "search_index" in n]
     assert bundle_zip.stat().st_size < 2_000_000  # small enough to mail
     folder = sites.unzip(bundle_zip, tmp_path)
     broken, checked = broken_links(folder, skip=("404.html",))  # 404.html needs a server
@@ -49,11 +51,10 @@ def test_bundle_pages_load_nothing_from_the_network(bundle_zip: Path, tmp_path: 
     assert remote == set()
     seed = scan(folder / f"{sites.SEED_PAGE}.html")
     scripts = [url for tag, url in seed.links if tag == "script"]
-    assert scripts[0].endswith("assets/javascripts/errdocs-worker.js")  # keeps the real Worker
-    assert scripts[1].endswith("assets/javascripts/iframe-worker-shim.js")  # not the CDN's
+    assert not [url for url in scripts if "worker" in url]  # no shim: no lunr worker to run
     assert seed.canonical is None  # no site_url: no link to .html addresses the host lacks
-    index = (folder / "search" / "search_index.js").read_text("utf-8")
-    assert index.startswith("var __index = ") and sites.SEED_MESSAGE[:20] in index
+    search = (folder / "errors" / "assets" / "search" / "manifest.js").read_text("utf-8")
+    assert search.startswith("__errdocsLookup(")  # a script: it loads from file://
 
 
 def test_bundle_command_filters_and_reports(project: Path,
@@ -78,9 +79,12 @@ def test_bundle_command_filters_and_reports(project: Path,
     assert result.output == (
         f"Bundle written to {out}: {pages} pages (4 records), {_size(out.stat().st_size)}. "
         "Unzip it and open sglang-validation/index.html in a browser.\n")
-    # The hosted site's files were left alone: nothing generated, built or dated there.
-    assert sorted(p.name for p in project.iterdir()) == ["docs", "mkdocs.yml", "overrides"]
+    # The hosted site's files were left alone: nothing generated, built or dated there; the
+    # bundle's units are in the offline profile's own folder.
+    assert sorted(p.name for p in project.iterdir()) == [".errdocs", "docs", "mkdocs.yml",
+                                                         "overrides"]
     assert sorted(p.name for p in (project / "docs").iterdir()) == ["about.md", "index.md"]
+    assert sorted(p.name for p in (project / ".errdocs").iterdir()) == ["build.lock", "offline"]
 
 
 def test_bundle_command_refuses_filters_that_match_nothing(project: Path, tmp_path: Path) -> None:
@@ -108,7 +112,9 @@ def test_bundle_never_replaces_a_file_that_is_not_a_zip(project: Path, tmp_path:
 def test_the_same_input_makes_the_same_zip(project: Path, tmp_path: Path) -> None:
     first = sites.build_bundle(project, tmp_path / "a" / "errdocs.zip")
     second = sites.build_bundle(project, tmp_path / "b" / "errdocs.zip")
-    assert first.pages == second.pages == 128
+    # 125 pages, the "what changed" pages (2) and the indexes by name (3)
+    assert first.pages == second.pages == 130
+    assert (first.build.built, second.build.built) == (first.build.units, 0)  # all reused
     assert first.path.read_bytes() == second.path.read_bytes()
 
 
@@ -122,35 +128,61 @@ def test_selection_is_repo_and_tag() -> None:
     assert Selection(("o/r", "z/z"), ("x", "w")).unmatched(records) == ["--repo z/z", "--tag w"]
 
 
-def test_lunr_plugins_keep_the_projects_own_and_drop_hosted_only_ones() -> None:
-    assert lunr_plugins(["errdocs-lastmod", {"tags": {"x": 1}}, "search"], offline=True) == [
-        {"tags": {"x": 1}}, "search", "offline"]
-    assert lunr_plugins({"errdocs-lastmod": None, "meta": {}}, offline=True) == [
-        "meta", "search", "offline"]
-    assert lunr_plugins(None, offline=False) == ["search"]
-
-
-def test_lunr_files_follow_materials_worker() -> None:
-    assert lunr_files(["en"]) == set()
-    assert lunr_files(["de"]) == {"min/lunr.de.min.js", "min/lunr.stemmer.support.min.js"}
-    assert lunr_files(["en", "ja"]) == {"min/lunr.ja.min.js", "tinyseg.js",
-                                        "min/lunr.multi.min.js",
-                                        "min/lunr.stemmer.support.min.js"}
-
-
-def test_search_index_json_is_valid(bundle_zip: Path) -> None:
-    with zipfile.ZipFile(bundle_zip) as opened:
-        index = json.loads(opened.read("errdocs-bundle/search/search_index.json"))
-    assert index["config"]["lang"] == ["en"]
-    assert len({doc["location"].split("#")[0] for doc in index["docs"]}) > 100
-
-
 def test_hand_written_pages_are_copied_and_generated_ones_left_behind(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     write_pages(docs / "errors", [Page("o/r/x.md", "generated"), Page("index.md", "generated")])
     (docs / "errors" / "notes.md").write_text("hand-written, inside the generated tree")
     (docs / "index.md").write_text("home")
-    copy_hand_written(docs, tmp_path / "copy", "errors")
-    copied = sorted(p.relative_to(tmp_path / "copy").as_posix()
-                    for p in (tmp_path / "copy").rglob("*") if p.is_file())
-    assert copied == ["errors/notes.md", "index.md"]
+    copy = tmp_path / "copy"
+    sync_hand_written(docs, copy, "errors")
+    assert _files(copy) == ["errors/notes.md", "index.md"]
+    # a second sync: a changed page is copied again, a removed one goes; what the offline
+    # build generated in the copy stays
+    write_pages(copy / "errors", [Page("o/r/y.md", "the bundle's")])
+    (docs / "index.md").write_text("home, changed")
+    (docs / "errors" / "notes.md").unlink()
+    (docs / "about.md").write_text("about")
+    sync_hand_written(docs, copy, "errors")
+    assert _files(copy) == ["about.md", "errors/.errdocs-manifest.json", "errors/o/r/y.md",
+                            "index.md"]
+    assert (copy / "index.md").read_text() == "home, changed"
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_a_build_and_a_bundle_keep_each_others_units(project: Path, tmp_path: Path) -> None:
+    """The offline profile's units have their own keys and folder: building the hosted site
+    after a bundle (and bundling after a build) rebuilds nothing."""
+    _settings, cold = sites.build_project(project)
+    first = sites.build_bundle(project, tmp_path / "a" / "b.zip")
+    _settings, warm = sites.build_project(project)
+    second = sites.build_bundle(project, tmp_path / "b" / "b.zip")
+    assert (cold.built, first.build.built) == (cold.units, first.build.units)
+    assert (warm.built, warm.reused, second.build.built) == (0, warm.units, 0)
+    assert first.path.read_bytes() == second.path.read_bytes()
+    # the hosted site keeps its directory URLs and address; the bundle's pages are files
+    seed = (project / "site" / sites.SEED_PAGE / "index.html").read_text("utf-8")
+    assert f'<link rel="canonical" href="{sites.SITE_URL}{sites.SEED_PAGE}/">' in seed
+    with zipfile.ZipFile(second.path) as opened:
+        page = opened.read(f"b/{sites.SEED_PAGE}.html").decode()
+    assert 'rel="canonical"' not in page and 'href="../../../index.html"' in page
+
+
+def test_a_failed_unit_is_the_bundles_one_line(project: Path, tmp_path: Path) -> None:
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text("utf-8").replace(
+        "  - errdocs-compact\n", "  - errdocs-compact\n  - no-such-plugin\n"), "utf-8")
+    out = tmp_path / "x.zip"
+    result = CliRunner().invoke(main, ["bundle", "-f", str(config), "-j", "1", "-o", str(out),
+                                       str(sites.SAMPLE)])
+    assert result.exit_code == 1
+    # errdocs' one line saying what it left, last (after MkDocs' own line saying why, when
+    # MkDocs' logging reaches the terminal: not once other tests have set it up)
+    *said, last = result.output.splitlines()
+    assert said in ([], ["ERROR   -  Config value 'plugins': The \"no-such-plugin\" plugin "
+                         "is not installed"])
+    assert re.fullmatch(r"Error: unit [a-z0-9-]+: MkDocs build failed: Aborted with a "
+                        r"configuration error!; nothing was written", last), last
+    assert not out.exists()

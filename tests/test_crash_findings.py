@@ -104,7 +104,9 @@ def test_a_kill_in_another_unit_count_leaves_no_stale_page(
 
 def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:
     """Finding 9: a build killed during the merge left ``.errdocs/.site-new-*`` that no later
-    build removed; a killed bundle left its temporary folder."""
+    build removed; a killed bundle left its temporary folder. A bundle is a build under the
+    offline profile (in ``.errdocs/offline/``): killed, it leaves the previous zip, and the
+    next bundle removes what it left."""
     project, data = scene.case, scene.data
     for remembered in (project / ".errdocs").glob("sites/*/state.json"):
         remembered.unlink()  # no spare to trust: a tree is made anew
@@ -113,20 +115,21 @@ def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:
     assert [p.name[:10] for p in (project / ".errdocs").glob("sites/*/.site-new-*")] == [
         ".site-new-"]
     assert tree(project / "site") == scene.site_a
-    bundling = faults.Plan(str(project), "kill", 1, match="/site/")
-    args = ["bundle", "-f", str(project / "mkdocs.yml"), "-o", str(scene.base / "x.zip"),
-            str(data["a"])]
-    assert faults.run_forked(lambda: main(args, prog_name="errdocs"), bundling,
-                             scene.base).code == -9
-    assert len(list((project / ".errdocs").glob("bundle-*"))) == 1
+    previous = _bundle(project, data["a"]).read_bytes()
+    args = ["bundle", "-f", str(project / "mkdocs.yml"), "-o", str(project / "dist" / "b.zip"),
+            "-j", "1", str(data["b"])]
+    zipping = faults.Plan(str(project), "kill", 1, match="dist/.b.zip.partial")
+    merging = faults.Plan(str(project), "kill", 5, match="offline/work/sites/")
+    for killed in (zipping, merging):
+        assert faults.run_forked(lambda: main(args, prog_name="errdocs"), killed,
+                                 scene.base).code == -9
+        assert (project / "dist" / "b.zip").read_bytes() == previous
     normal(project, data["b"], scene.base)
-    assert _leftovers(project) == []
+    assert [p for p in _leftovers(project) if not p.startswith("offline/")] == []
     assert state(project) == scene.cold["b"]
-    # and a bundle cleans up after a killed one too
-    assert faults.run_forked(lambda: main(args, prog_name="errdocs"), bundling,
-                             scene.base).code == -9
     _bundle(project, data["a"])
     assert _leftovers(project) == []
+    assert (project / "dist" / "b.zip").read_bytes() == previous
 
 
 _KEPT = "; the previous site was left as it was\n"
@@ -187,7 +190,6 @@ def test_a_full_disk_under_the_bundle_is_one_line(scene: Scene) -> None:
     assert outcome.stderr == (f"Error: {out}: the disk is full: free some space and try again; "
                               "nothing was written\n")
     assert sorted(p.name for p in out.parent.iterdir()) == []
-    assert not list((scene.case / ".errdocs").glob("bundle-*"))
 
 
 def test_debug_shows_the_traceback(scene: Scene) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,7 @@ from errdocs.lookup.match import lookup_words
 from errdocs.search.pastebox import shard_of
 
 from . import sites
-from .conftest import ROOT, Built
-from .nodejs import NODE, needs_node
+from .conftest import Built
 
 pytestmark = pytest.mark.slow
 CHROMIUM = sites.CHROMIUM
@@ -95,15 +93,3 @@ def test_box_works_in_the_offline_bundle_opened_from_disk(browser, offline: Path
     assert data and data[0] == "manifest.js"
     assert url == (offline / (SEED.rstrip("/") + ".html")).as_uri()  # the bundle's page names
     assert heading.startswith("Unknown MLX async mode")
-
-
-@needs_node
-def test_bundle_search_finds_the_seed_for_a_concrete_message(offline: Path) -> None:
-    # The offline bundle searches with Material's lunr index (the hosted site with Pagefind,
-    # tested in test_browser.py): run Material's own search worker on it.
-    queries = ["Unknown MLX async mode: speculative", "Unknown MLX async mode: turbo"]
-    done = subprocess.run([str(NODE), str(ROOT / "tests" / "js" / "material_search.js"),
-                           str(offline), *queries], capture_output=True, text=True, timeout=60,
-                          check=True)
-    for query, locations in zip(queries, json.loads(done.stdout), strict=True):
-        assert SEED.rstrip("/") + ".html" in locations[:3], (query, locations[:5])

@@ -10,7 +10,7 @@ import contextlib
 import os
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -145,6 +145,10 @@ class ShardedReport:
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
+Chooser = Callable[[list[Light]], list[Light]]
+"""Picks the records a build makes pages for from those read (may raise to refuse)."""
+
+
 class StrictProblems(InputError):
     """--strict and the input has problems: nothing was built."""
 
@@ -168,11 +172,12 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   selection: Slice | None = None, merge_only: bool = False,
                   show_progress: bool = True, full_text: bool = False,
                   keep_versions: int = DEFAULT_KEEP,
-                  reset_history: bool = False) -> ShardedReport:
+                  reset_history: bool = False, choose: Chooser | None = None) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
     also indexes the records' whole text with Pagefind (``site/pagefind/``). The history
     (what each dataset version changed; see :mod:`errdocs.catalog.history`) keeps ``keep_versions``
     versions and is kept only once the site is in place; ``reset_history`` starts it anew.
+    ``choose`` picks the records to build from the good ones read (the bundle's subsets).
 
     Every step that can fail comes before the merge's swap, the one step that changes the
     site: a failure or a kill anywhere leaves the previous site, and the next build (of any
@@ -188,7 +193,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
             project_lock(work), History(site_folder(work, settings.site_dir), keep_versions,
                                         reset=reset_history) as past:
         _clean_leftovers(work)  # under the lock: no other build is using them
-        prepared = _prepare(settings, paths, strict, full_text, past)
+        prepared = _prepare(settings, paths, strict, full_text, past, choose)
         units = prepared.units
         # Slices leave the units made from the history to the merge (from_history).
         chosen = [u for i, u in enumerate(units) if selection is None
@@ -327,11 +332,13 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
-             full_text: bool, past: History) -> _Prepared:
+             full_text: bool, past: History, choose: Chooser | None = None) -> _Prepared:
     """Scan, catalogue, update the history, write the root's generated pages and the data
     and static files, and plan the units."""
     work = settings.work_dir
     found = scan(paths, work, strict=strict)
+    if choose is not None:
+        found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
         raise StrictProblems(found.problems)
     catalog = build_catalog(x.record for x in found.lights)
@@ -433,6 +440,9 @@ def _check_reserved(hand_written: list[str]) -> None:
 def site_addresses(settings: Settings) -> Addresses:
     """How the site's pages are addressed: ``mkdocs.yml`` with ``--site-url``."""
     base = base_config(settings.config_file)
+    profile = settings.profile
+    if not profile.site_url:  # the offline bundle: its addresses are files, not the host's
+        return Addresses(settings.subtree, bool(profile.directory_urls), None)
     site_url = settings.site_url
     if site_url is None and base.get("site_url"):
         try:
@@ -523,6 +533,9 @@ def _global_key(settings: Settings) -> str:
     if isinstance(theme, dict) and theme.get("custom_dir"):
         extra += files_key(settings.project_dir / str(theme["custom_dir"]))
     extra.append(f"site_url={settings.site_url or base.get('site_url') or ''}".encode())
+    profile = settings.profile  # the profile's units are its own (sorted: no hash order)
+    extra.append(f"profile={profile.name} {profile.directory_urls} {profile.site_url} "
+                 f"{sorted(profile.dropped)}".encode())
     for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
         try:
             match = _H1.search((settings.docs_dir / path).read_bytes())

@@ -22,11 +22,10 @@ from errdocs.pages.permalinks import Addresses
 from errdocs.pipeline import Loaded, Preview, open_lookup_index, read_all, record_of
 from errdocs.project import SAMPLE_DATASET, Settings, load_settings
 from errdocs.records.problems import Problem, summary
-from errdocs.site.bundle import BundleError, Selection, make_bundle, select
+from errdocs.site.bundle import BundleError, Selection, make_bundle
 from errdocs.site.owner import check_site_dir
 from errdocs.units import engine as engines
 from errdocs.units import jobarray
-from errdocs.units.mkdocs_run import BuildError
 from errdocs.units.workers import default_jobs
 
 INPUTS = click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
@@ -78,6 +77,8 @@ FULL_TEXT = click.option("--full-text", is_flag=True,
                               " which the search box offers after its own results. Without it "
                               "the search box finds records by message, class, tags, category "
                               "and repository only.")
+JOBS = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+                    help="Worker processes (default: one per core).")
 ENGINE = click.option(
     "--engine", type=click.Choice(engines.ENGINES), default=engines.MKDOCS, show_default=True,
     envvar=engines.ENV, help="What builds the pages: MkDocs, or ProperDocs (its maintained "
@@ -154,8 +155,7 @@ def generate_command(paths: tuple[Path, ...], config_file: Path) -> None:
 @SITE_URL
 @click.option("--strict", is_flag=True,
               help="Fail on any problem in the records or the MkDocs build; the site is kept.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: one per core).")
+@JOBS
 @click.option("--shard", type=SLICE, default=None, metavar="I/N|auto",
               help="Build only the I-th of N slices of the units (I from 1), and do not "
                    "assemble the site (run `errdocs merge` once every slice is built). auto: "
@@ -211,21 +211,19 @@ def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("dist/errdocs-bundle.zip"), show_default=True,
               help="The zip file to write.")
+@JOBS
 @ENGINE
 def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str, ...],
-                   tags: tuple[str, ...], output: Path, engine: str) -> None:
+                   tags: tuple[str, ...], output: Path, jobs: int | None, engine: str) -> None:
     """Build an offline copy of the site (all records, or those chosen) as a zip that opens
     from disk, search included. No PATH: the sample dataset."""
     engines.require(engine)
     settings = _settings(config_file)
-    checked = _loaded(paths or (settings.project_dir / SAMPLE_DATASET,))
-    selection = Selection(repos, tags)
-    if missing := selection.unmatched(checked.records):
-        raise click.ClickException(f"no record matches {', '.join(missing)}; nothing was written")
-    try:
-        report = make_bundle(select(checked.records, selection), settings, output)
-    except BuildError as exc:  # MkDocs failed inside the bundle: nothing was written either
-        raise BundleError(str(exc)) from exc
+    inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
+    report = make_bundle(settings, inputs, output, selection=Selection(repos, tags),
+                         jobs=jobs or default_jobs(), show_progress=True)
+    for problem in [*report.build.problems, *report.build.lookup_problems]:
+        click.echo(str(problem), err=True)
     click.echo(f"Bundle written to {report.path}: {report.pages} pages ({report.records} "
                f"records), {_size(report.size)}. Unzip it and open "
                f"{report.folder}/index.html in a browser.")

@@ -17,6 +17,33 @@ WORK_DIR = ".errdocs"
 
 
 @dataclass(frozen=True)
+class Profile:
+    """How the site's units are built: for the hosted site, or for the offline bundle.
+
+    Each profile has its own units (keys and folder), so building one never makes the
+    other's units stale.
+    """
+
+    name: str
+    """Part of every unit's key."""
+    folder: str
+    """Its own folder inside :data:`WORK_DIR` ('' for the hosted site: the folder itself)."""
+    directory_urls: bool | None
+    """``use_directory_urls`` of its pages; None keeps ``mkdocs.yml``'s."""
+    site_url: bool
+    """True keeps ``site_url`` (canonical links, sitemap); the offline bundle has none: its
+    ``.html`` addresses are not the hosted site's."""
+    dropped: frozenset[str]
+    """Plugins of ``mkdocs.yml`` its units leave out."""
+
+
+HOSTED = Profile("hosted", "", None, True, frozenset())
+OFFLINE = Profile("offline", "offline/work", False, False, frozenset({"errdocs-lastmod"}))
+"""Opened from disk: links to ``.html`` files, no ``site_url``, no sitemap dates (nothing
+reads them there)."""
+
+
+@dataclass(frozen=True)
 class Settings:
     """Paths of one errdocs project, all absolute."""
 
@@ -31,6 +58,8 @@ class Settings:
     None keeps the config's. Canonical links, the sitemap and robots.txt are built from it."""
     subtree: str = GENERATED_SUBTREE
     """Folder under ``docs_dir`` that errdocs owns; git-ignored."""
+    profile: Profile = HOSTED
+    """How the units are built (the hosted site, or the offline bundle)."""
 
     @property
     def out_dir(self) -> Path:
@@ -43,8 +72,9 @@ class Settings:
 
     @property
     def work_dir(self) -> Path:
-        """errdocs' own folder in the project (:data:`WORK_DIR`)."""
-        return self.project_dir / WORK_DIR
+        """errdocs' own folder in the project (:data:`WORK_DIR`), or the profile's in it."""
+        work = self.project_dir / WORK_DIR
+        return work / self.profile.folder if self.profile.folder else work
 
 
 def load_settings(config_file: Path = Path("mkdocs.yml"), site_dir: Path | None = None,

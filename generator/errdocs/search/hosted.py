@@ -35,6 +35,8 @@ def hand_page(settings: Settings, path: str) -> HandPage | None:
         return None
     heading = _H1.search(text)
     page = PurePosixPath(path).with_suffix("")
+    if settings.profile.directory_urls is False:  # the offline bundle's pages are files
+        return HandPage(f"{page}.html", heading.group(1) if heading else page.name, text)
     parts = page.parts[:-1] if page.name == "index" else page.parts
     url = "".join(f"{part}/" for part in parts)
     return HandPage(url, heading.group(1) if heading else page.name, text)

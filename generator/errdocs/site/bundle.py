@@ -1,23 +1,18 @@
 """The offline bundle: a zip of the site, for all records or a subset, that opens from disk.
 
-The bundle is built from the project's own ``mkdocs.yml`` with a few overrides (``load_config``
-overrides, so relative paths in it still resolve against the project) in a temporary folder:
-hand-written pages are copied there and the chosen records generated next to them, so the hosted
-site's ``docs/errors/`` and ``site/`` are never touched. Overrides:
+The bundle is ``errdocs build``'s site under the offline profile (:data:`errdocs.project.OFFLINE`):
+the same scan, plan, units and merge, with links to ``.html`` files, no ``site_url`` and no
+sitemap dates. Its search is the hosted site's search box and paste box: their data are
+scripts (``loader.js``), which a page opened from ``file://`` can load; there is no lunr index.
 
-- Material's ``offline`` plugin (``use_directory_urls: false``, search index inlined as a script)
-  and its ``search`` plugin: Pagefind cannot run from ``file://``, lunr can;
-- a local copy of the ``iframe-worker`` shim (Web Workers do not start from ``file://``) instead
-  of the CDN copy the offline plugin would add, so nothing is fetched from the network; the
-  shim replaces ``window.Worker`` with a worker that runs on the page, so a script before it
-  keeps the browser's own for the paste box, whose worker (a Blob URL) starts from disk and
-  must run off the page (see ``lookup.js``);
-- no ``site_url``: canonical links would point at ``.html`` addresses the hosted site lacks;
-- no ``errdocs-lastmod``: the bundle has no use for sitemap dates and must not move the hosted
-  site's.
+The profile has its own folder in the work folder (``.errdocs/offline/``: its units, its copy of
+the hand-written pages with its generated tree, and its assembled site), so the hosted site's
+``docs/errors/`` and ``site/`` are never touched, a build and a bundle never make each other's
+units stale, and a second bundle of the same data rebuilds nothing. The zip is written from the
+assembled site file by file (nothing held in memory, no second copy of the site) under a
+temporary name, renamed into place at the end: a failed or killed bundle leaves the previous zip.
 
-The bundle carries the site's exports too (``/id/<id>/``, ``/api/``), for its records; not the
-history's pages (what changed, removed records, the feed), which belong to the hosted site.
+The bundle carries the site's exports too (``/id/<id>/``, ``/api/``), for its records.
 """
 
 from __future__ import annotations
@@ -25,39 +20,31 @@ from __future__ import annotations
 import os
 import shutil
 import zipfile
-from collections.abc import Iterable
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
 
-from mkdocs.config.defaults import MkDocsConfig
-
-from errdocs.catalog.model import Catalog, GroupKind, group_key, shown_tags
-from errdocs.errors import ErrdocsError, naming
-from errdocs.pages.exports import every_export
-from errdocs.pages.permalinks import ID_FOLDER, Addresses
-from errdocs.pages.write import MANIFEST, read_manifest, write_pages
-from errdocs.pipeline import pages_for
-from errdocs.project import Settings, read_config_data
+from errdocs.build import ShardedReport, build_sharded
+from errdocs.catalog.model import GroupKind, group_key, shown_tags
+from errdocs.catalog.scan import Light
+from errdocs.errors import BuildFailed, ErrdocsError, naming
+from errdocs.pages.permalinks import ID_FOLDER
+from errdocs.pages.write import MANIFEST, TEMPORARY, read_manifest
+from errdocs.project import OFFLINE, Settings
 from errdocs.records.record import Record
-from errdocs.units.mkdocs_run import run_mkdocs
-from errdocs.units.scratch import scratch_folder
+from errdocs.site.lock import project_lock
+from errdocs.site.owner import MARKER
 
-SHIM = Path(__file__).parent / "vendor" / "iframe-worker-shim.js"
-SHIM_URL = "assets/javascripts/iframe-worker-shim.js"
-"""Where the shim goes in the bundle; the name must contain ``iframe-worker`` (see above)."""
-KEEP_WORKER_URL = "assets/javascripts/errdocs-worker.js"
-KEEP_WORKER = ("/* errdocs: the browser's own Worker, before iframe-worker-shim.js replaces it\n"
-               "   with one that runs on the page (lookup.js matches off the page). */\n"
-               "window.errdocsWorker = window.Worker;\n")
-"""The script that keeps it, loaded just before the shim."""
-DROPPED_PLUGINS = frozenset({"errdocs-lastmod", "search", "material/search", "offline",
-                             "material/offline"})
-LEFT_OUT = ("*.map",)
-"""Files of the built site not worth mailing: source maps of Material's scripts and styles."""
-LUNR = "assets/javascripts/lunr"
-"""Material's lunr language support: 1 MB, of which an English-only search needs nothing."""
+LEFT_OUT = frozenset({MARKER, "sitemap.xml", "sitemap.xml.gz"})
+"""Files of the built site not worth mailing (besides source maps, ``*.map``): errdocs' marker
+of its site folders, the sitemap (of a site with no address)."""
+LEFT_OUT_FOLDERS = ("assets/javascripts/lunr/", "assets/javascripts/workers/")
+"""Material's lunr search (language support, worker), which the theme ships and nothing in
+the bundle loads: its search is errdocs' own."""
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every entry gets this date, so the same input makes the same zip."""
+COPY_CHUNK = 1 << 20
+"""Bytes read at a time from a file going into the zip."""
 
 
 class BundleError(ErrdocsError):
@@ -80,12 +67,25 @@ class Selection:
         repo_ok = not self.repos or group_key(GroupKind.REPO, record.repo) in self._repo_keys
         return repo_ok and (not self.tags or bool(self._tag_keys & _tag_keys(record)))
 
-    def unmatched(self, records: list[Record]) -> list[str]:
+    def unmatched(self, records: Iterable[Record]) -> list[str]:
         """The ``--repo`` and ``--tag`` values that no record has (most likely typos)."""
-        repos = {group_key(GroupKind.REPO, r.repo) for r in records}
-        tags = set().union(*(_tag_keys(r) for r in records)) if records else set()
+        repos: set[str] = set()
+        tags: set[str] = set()
+        for record in records:
+            repos.add(group_key(GroupKind.REPO, record.repo))
+            tags |= _tag_keys(record)
         return ([f"--repo {v}" for v in self.repos if group_key(GroupKind.REPO, v) not in repos]
                 + [f"--tag {v}" for v in self.tags if group_key(GroupKind.TAG, v) not in tags])
+
+    def choose(self, lights: list[Light]) -> list[Light]:
+        """The records of the selection (a build's ``choose``); BundleError when a value
+        matches no record, or no record is left."""
+        if missing := self.unmatched(x.record for x in lights):
+            raise BundleError(f"no record matches {', '.join(missing)}")
+        chosen = [x for x in lights if self.matches(x.record)]
+        if not chosen:
+            raise BundleError("no record to put in the bundle")
+        return chosen
 
     @property
     def _repo_keys(self) -> set[str]:
@@ -111,6 +111,8 @@ class BundleReport:
     """Size of the zip in bytes."""
     folder: str
     """The folder inside the zip that holds ``index.html``."""
+    build: ShardedReport
+    """What the build of its site did (problems in the input, units built and reused)."""
 
 
 def select(records: Iterable[Record], selection: Selection) -> list[Record]:
@@ -118,139 +120,119 @@ def select(records: Iterable[Record], selection: Selection) -> list[Record]:
     return [r for r in records if selection.matches(r)]
 
 
-def make_bundle(records: list[Record], settings: Settings, output: Path) -> BundleReport:
-    """Build the site of ``records`` for offline use and zip it into ``output``."""
-    if not records:
-        raise BundleError("no record to put in the bundle")
+def offline_settings(settings: Settings) -> Settings:
+    """The project's settings under the offline profile: its own docs copy and site, in its
+    own work folder."""
+    home = replace(settings, profile=OFFLINE).work_dir.parent  # beside its work folder:
+    # a site folder may not be inside one (site.owner)
+    return replace(settings, docs_dir=home / "docs", site_dir=home / "site", site_url=None,
+                   profile=OFFLINE)
+
+
+def make_bundle(settings: Settings, inputs: Iterable[Path], output: Path, *,
+                selection: Selection = Selection(), jobs: int = 1,
+                show_progress: bool = False) -> BundleReport:
+    """Build the site of the records of ``inputs`` chosen by ``selection`` under the offline
+    profile and zip it into ``output``."""
     if os.path.lexists(output) and not (output.is_file() and zipfile.is_zipfile(output)):
         # -o names a file errdocs replaces: only ever an earlier zip, never a user's file
         raise BundleError(f"{output}: exists and is not a zip file; give another --output, "
                           "e.g. -o dist/errdocs-bundle.zip")
-    # In the work folder, not the system's: a killed bundle's folder is removed by the next
-    # bundle or build (scratch.remove_dead).
-    with scratch_folder(settings.work_dir) as tmp:
-        docs, site = tmp / "docs", tmp / "site"
-        copy_hand_written(settings.docs_dir, docs, settings.subtree)
-        catalog, pages = pages_for(records)
-        write_pages(docs / settings.subtree, pages)
-        _write_exports(docs, records, catalog, settings.subtree)
-        (docs / SHIM_URL).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(SHIM, docs / SHIM_URL)
-        (docs / KEEP_WORKER_URL).write_text(KEEP_WORKER, "utf-8")
-        config = run_mkdocs(
-            settings.config_file, site, strict=False, adjust=_use_local_shim,
-            docs_dir=str(docs), use_directory_urls=False, site_url="",
-            plugins=lunr_plugins(read_config_data(settings.config_file).get("plugins"),
-                                 offline=True))
-        _drop_unused_lunr(site, _search_languages(config))
+    offline = offline_settings(settings)
+    # The project's lock too: the hand-written pages are read while no build writes the
+    # generated tree beside them.
+    with project_lock(settings.work_dir):
+        sync_hand_written(settings.docs_dir, offline.docs_dir, settings.subtree)
+        try:
+            report = build_sharded(offline, inputs, jobs=jobs, show_progress=show_progress,
+                                   choose=selection.choose, reset_history=True,
+                                   keep_versions=1)
+        except BuildFailed as exc:  # said as the bundle's: the zip is what was not written
+            raise BundleError(str(exc)) from exc
         folder = _folder_name(output)
-        page_count = write_zip(site, output, folder)
-    return BundleReport(output, len(records), page_count, output.stat().st_size, folder)
+        pages = write_zip(offline.site_dir, output, folder)
+    return BundleReport(output, report.records, pages, output.stat().st_size, folder, report)
 
 
-def _write_exports(docs: Path, records: list[Record], catalog: Catalog, subtree: str) -> None:
-    """The site's exports for the bundle's records (:func:`every_export`; ``/id/<id>/`` pages
-    link ``.html`` pages, as the bundle's are), as MkDocs copies them (static files)."""
-    for file in every_export(records, catalog, Addresses(subtree, directory_urls=False)):
-        target = docs / file.path
-        if target.exists():
-            raise BundleError(f"docs/{file.path}: errdocs writes the bundle's "
-                              f"/{file.path.split('/')[0]}/; move this file elsewhere")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file.content, "utf-8")
+def sync_hand_written(docs_dir: Path, target: Path, subtree: str) -> None:
+    """Make ``target`` hold the files of ``docs_dir`` that errdocs did not generate: copy those
+    new or changed, remove those gone (never the pages the offline build generated there)."""
+    generated = _generated(docs_dir, subtree)
+    made = _generated(target, subtree)
+    wanted: set[str] = set()
+    for path in _files(docs_dir):
+        if path in generated:
+            continue
+        wanted.add(path)
+        source, copy = docs_dir / path, target / path
+        if not copy.is_file() or _differ(source, copy):
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            partial = copy.with_name(f"{TEMPORARY}{copy.name}")
+            shutil.copyfile(source, partial)
+            partial.replace(copy)
+    for path in list(_files(target)) if target.is_dir() else []:
+        if path not in wanted and path not in made:
+            (target / path).unlink()
 
 
-def lunr_plugins(configured: object, *, offline: bool) -> list[object]:
-    """The project's plugins without the hosted-only ones, plus Material's search (and its
-    offline plugin when ``offline``): for the bundle, and for ``errdocs serve``, whose
-    live-reload builds have no Pagefind index."""
-    if isinstance(configured, dict):
-        entries: list[object] = [{k: v} if v else k for k, v in configured.items()]
-    else:
-        entries = list(configured) if isinstance(configured, list) else []
-    kept = [e for e in entries if _plugin_name(e) not in DROPPED_PLUGINS]
-    return [*kept, "search", *(["offline"] if offline else [])]
+def _generated(docs_dir: Path, subtree: str) -> set[str]:
+    """Docs-relative paths errdocs generated in ``docs_dir`` (its manifest, and the manifest)."""
+    return {f"{subtree}/{p}" for p in read_manifest(docs_dir / subtree)} | {
+        f"{subtree}/{MANIFEST}"}
 
 
-def copy_hand_written(docs_dir: Path, target: Path, subtree: str) -> None:
-    """Copy ``docs_dir`` to ``target`` without the pages errdocs generated there."""
-    generated = {f"{subtree}/{p}" for p in read_manifest(docs_dir / subtree)}
-    generated.add(f"{subtree}/{MANIFEST}")
+def _files(folder: Path) -> Iterator[str]:
+    """Relative paths of the files under ``folder``, in sorted order, folder by folder."""
+    for top, dirs, names in os.walk(folder):
+        dirs.sort()
+        relative = Path(top).relative_to(folder).as_posix()
+        prefix = "" if relative == "." else f"{relative}/"
+        yield from (f"{prefix}{n}" for n in sorted(names))
 
-    def ignore(directory: str, names: list[str]) -> set[str]:
-        relative = PurePosixPath(Path(directory).relative_to(docs_dir).as_posix())
-        return {n for n in names if (relative / n).as_posix().removeprefix("./") in generated}
 
-    shutil.copytree(docs_dir, target, ignore=ignore)
+def _differ(a: Path, b: Path) -> bool:
+    return a.stat().st_size != b.stat().st_size or a.read_bytes() != b.read_bytes()
 
 
 def write_zip(site: Path, output: Path, folder: str) -> int:
-    """Zip ``site`` under ``folder/`` into ``output`` (atomically); return its HTML page count."""
-    files = sorted(p for p in site.rglob("*") if p.is_file()
-                   and not any(p.match(pattern) for pattern in LEFT_OUT))
+    """Zip ``site`` under ``folder/`` into ``output``, one file at a time (atomically: under a
+    temporary name, renamed at the end); return its HTML page count."""
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.partial")
+    pages = 0
     try:
-        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED,
-                                             compresslevel=9) as archive:
-            for path in files:
-                info = zipfile.ZipInfo(f"{folder}/{path.relative_to(site).as_posix()}", ZIP_DATE)
-                info.compress_type = zipfile.ZIP_DEFLATED
-                info.external_attr = 0o644 << 16
-                archive.writestr(info, path.read_bytes())
+        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in _files(site):
+                if _left_out(path):
+                    continue
+                _add(archive, site / path, f"{folder}/{path}")
+                pages += path.endswith(".html") and not _not_a_page(path)
         partial.replace(output)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    return sum(1 for p in files if p.suffix == ".html" and not _not_a_page(
-        p.relative_to(site).as_posix()))
+    return pages
+
+
+def _add(archive: zipfile.ZipFile, path: Path, name: str) -> None:
+    """Stream one file into ``archive``: read and compressed (zlib's default level) a chunk
+    at a time."""
+    info = zipfile.ZipInfo(name, ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    info.file_size = path.stat().st_size
+    with open(path, "rb") as source, archive.open(info, "w") as target:
+        shutil.copyfileobj(source, target, COPY_CHUNK)
+
+
+def _left_out(path: str) -> bool:
+    return (path.endswith(".map") or path.rsplit("/", 1)[-1] in LEFT_OUT
+            or path.startswith(LEFT_OUT_FOLDERS))
 
 
 def _not_a_page(path: str) -> bool:
     """The 404 page and the ``/id/`` redirects are not counted as pages."""
     return path == "404.html" or path.startswith(f"{ID_FOLDER}/")
-
-
-def lunr_files(languages: list[str]) -> set[str]:
-    """The files under ``assets/javascripts/lunr/`` that Material's search worker loads for
-    ``languages`` (mirrors its ``setupSearchLanguages``)."""
-    needed = {f"min/lunr.{lang}.min.js" for lang in languages if lang != "en"}
-    needed |= {"tinyseg.js" for lang in languages if lang == "ja"}
-    needed |= {"wordcut.js" for lang in languages if lang in ("hi", "th")}
-    if len(languages) > 1:
-        needed.add("min/lunr.multi.min.js")
-    if needed:
-        needed.add("min/lunr.stemmer.support.min.js")
-    return needed
-
-
-def _drop_unused_lunr(site: Path, languages: list[str]) -> None:
-    folder = site / LUNR
-    if "*" in languages:
-        return
-    keep = lunr_files(languages)
-    for path in sorted(folder.rglob("*")) if folder.is_dir() else []:
-        if path.is_file() and path.relative_to(folder).as_posix() not in keep:
-            path.unlink()
-
-
-def _search_languages(config: MkDocsConfig) -> list[str]:
-    search = config.plugins.get("material/search")
-    languages = getattr(getattr(search, "config", None), "lang", None)
-    # Unknown: keep every language file rather than break the search.
-    return list(languages) if languages else ["*"]
-
-
-def _use_local_shim(config: MkDocsConfig) -> None:
-    """Name the bundled shim as a polyfill before the offline plugin looks for one (after the
-    script that keeps the browser's Worker)."""
-    config.extra["polyfills"] = [KEEP_WORKER_URL, SHIM_URL]
-
-
-def _plugin_name(entry: object) -> str:
-    if isinstance(entry, dict) and len(entry) == 1:
-        return str(next(iter(entry)))
-    return str(entry)
 
 
 def _tag_keys(record: Record) -> set[str]:

@@ -501,15 +501,20 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
         "bodies": str(folder / "bodies.sqlite"),
     }).encode("utf-8"))
     base = base_config(ctx.settings.config_file)
+    profile = ctx.settings.profile
     plugins = [_unit_dates(p, folder) for p in _plugin_list(base.get("plugins"))
-               if _plugin_name(p) not in HOSTED_DROPS]
+               if _plugin_name(p) not in HOSTED_DROPS | profile.dropped]
     config: dict[str, object] = {
         "INHERIT": str(ctx.settings.config_file),
         "docs_dir": str(empty),
         "site_dir": str(folder / "site.new"),
         "plugins": [*plugins, {"errdocs-unit": {"pages": str(pages)}}],
     }
-    if ctx.settings.site_url:
+    if profile.directory_urls is not None:
+        config["use_directory_urls"] = profile.directory_urls
+    if not profile.site_url:
+        config["site_url"] = ""
+    elif ctx.settings.site_url:
         config["site_url"] = ctx.settings.site_url
     theme = base.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):

@@ -1,0 +1,150 @@
+"""The offline bundle's search box and paste box answer as the hosted site's: the bundle opened
+from ``file://`` in Chromium, the hosted site served on 127.0.0.1, the same pasted messages
+(from the sample dataset) typed into both."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from . import sites
+
+ARTIFACTS = sites.ROOT / "tests" / "artifacts"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+PASTED = (
+    "Unknown MLX async mode: turbo",
+    "The model `gpt-5-mini` does not exist.",
+    "worker channel closed while tasks were pending",
+    'Unexpected token "}" at line 12, expected identifier',
+    "paged_attn: unsupported head_dim 96 (supported: 64, 128, 256)",
+)
+"""Concrete messages of records of data/sample.jsonl, as a user pastes them."""
+FIRST = 3
+"""Results that must be the same, in the same order."""
+_COUNT = re.compile(r"^(\d+|No) matching")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not sites.CHROMIUM.exists(),
+                       reason="needs Debian's chromium (/usr/bin/chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sites.chromium() as launched:
+        yield launched
+
+
+def _page(browser: object, viewport: dict[str, int] = DESKTOP) -> tuple[object, list[str]]:
+    page = browser.new_page(viewport=viewport)  # type: ignore[attr-defined]
+    page.set_default_timeout(20_000)  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))  # type: ignore[attr-defined]
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))  # type: ignore[attr-defined]
+    return page, errors
+
+
+def _where(href: str, root: str) -> str:
+    """A result's page, the same for both sites: ``errors/o/r/slug`` for
+    ``{hosted}errors/o/r/slug/`` and ``file://.../errors/o/r/slug.html``."""
+    assert href.startswith(root), (href, root)
+    path = href[len(root):].split("#")[0]
+    return path.removesuffix(".html").removesuffix("/").removesuffix("/index").removesuffix(
+        "index")
+
+
+def _search_box(page: object, home: str, query: str) -> tuple[int, list[str]]:
+    """Type ``query`` into the header's search box; its result count and result links."""
+    page.goto(home)  # type: ignore[attr-defined]
+    page.keyboard.press("/")  # type: ignore[attr-defined]
+    page.fill("[data-errdocs-search-query]", query)  # type: ignore[attr-defined]
+    meta = page.locator("[data-errdocs-search-meta]")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "el => /^(\\d+|No) matching/.test(el.textContent.trim())", arg=meta.element_handle())
+    found = _COUNT.match(meta.inner_text().strip())
+    assert found is not None
+    links = page.locator(".md-search-result__link")  # type: ignore[attr-defined]
+    return (0 if found.group(1) == "No" else int(found.group(1)),
+            [links.nth(i).get_attribute("href") for i in range(links.count())])
+
+
+def _paste_box(page: object, home: str, query: str) -> list[str]:
+    """Paste ``query`` into the home page's box; the links it answers with."""
+    page.goto(home)  # type: ignore[attr-defined]
+    page.fill("form[data-errdocs-lookup] textarea", query)  # type: ignore[attr-defined]
+    page.click("form[data-errdocs-lookup] button[type=submit]")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => { const s = document.querySelector('.errdocs-lookup__status').textContent;"
+        " return s && !s.includes('Looking'); }")
+    links = page.locator(".errdocs-lookup__results li a")  # type: ignore[attr-defined]
+    return [page.evaluate("a => a.href", links.nth(i).element_handle())  # type: ignore[attr-defined]
+            for i in range(links.count())]
+
+
+def test_the_bundles_search_box_answers_as_the_hosted_one(browser: object, hosted: str,
+                                                          offline: Path) -> None:
+    page, errors = _page(browser)
+    home, root = (offline / "index.html").as_uri(), offline.as_uri() + "/"
+    for query in PASTED:
+        there, there_links = _search_box(page, hosted, query)
+        here, here_links = _search_box(page, home, query)
+        hosted_first = [_where(h, hosted) for h in there_links[:FIRST]]
+        assert there >= 1 and hosted_first, query
+        assert [_where(h, root) for h in here_links[:FIRST]] == hosted_first, query
+        assert here <= 2 * there, (query, here, there)
+    assert errors == []
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_the_bundles_paste_box_answers_as_the_hosted_one(browser: object, hosted: str,
+                                                         offline: Path) -> None:
+    page, errors = _page(browser)
+    home, root = (offline / "index.html").as_uri(), offline.as_uri() + "/"
+    for query in PASTED:
+        there = [_where(h, hosted) for h in _paste_box(page, hosted, query)]
+        here = [_where(h, root) for h in _paste_box(page, home, query)]
+        assert there, query
+        assert here[:FIRST] == there[:FIRST], query
+        assert len(here) <= 2 * len(there), query
+    assert errors == []
+    page.close()  # type: ignore[attr-defined]
+
+
+def test_a_result_opens_from_disk(browser: object, offline: Path) -> None:
+    page, errors = _page(browser)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))  # type: ignore[attr-defined]
+    _count, links = _search_box(page, (offline / "index.html").as_uri(), PASTED[0])
+    assert links[0] == (offline / f"{sites.SEED_PAGE}.html").as_uri()
+    with page.expect_navigation():  # type: ignore[attr-defined]
+        page.locator(".md-search-result__link").first.click()  # type: ignore[attr-defined]
+    heading = page.locator("article h1").first.inner_text()  # type: ignore[attr-defined]
+    assert heading.strip().removesuffix("¶").strip() == sites.SEED_MESSAGE
+    assert [u for u in requested if not u.startswith(("file://", "blob:", "data:"))] == []
+    assert errors == []
+    page.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+def test_screenshots_of_the_bundle_from_disk(browser: object, offline: Path,
+                                             viewport: dict[str, int], scheme: str) -> None:
+    """Screenshots for a person to look at (tests/artifacts/bundle-*.png), and what can be
+    measured: the page never scrolls sideways."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, errors = _page(browser, viewport)
+    for name, path in (("home", "index.html"), ("record", f"{sites.SEED_PAGE}.html")):
+        page.goto((offline / path).as_uri())  # type: ignore[attr-defined]
+        page.evaluate(  # type: ignore[attr-defined]
+            f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        width = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        assert width <= viewport["width"], (name, width)
+        page.screenshot(path=str(ARTIFACTS / f"bundle-{name}-{viewport['width']}-{scheme}.png"),  # type: ignore[attr-defined]
+                        full_page=False)
+    assert errors == []
+    page.close()  # type: ignore[attr-defined]
