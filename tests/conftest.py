@@ -38,7 +38,7 @@ def seed_record() -> dict:
 @pytest.fixture(scope="session")
 def sample_checked():
     """The sample dataset, checked once per test session."""
-    from errdocs.pipeline import read_all
+    from .helpers import read_all
 
     return read_all([SAMPLE])
 

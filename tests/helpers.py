@@ -2,10 +2,66 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from errdocs.catalog.model import Catalog, GroupKind, build_catalog
+from errdocs.lookup import build_index
+from errdocs.pages.render import (
+    Page,
+    render_group,
+    render_home_fragment,
+    render_record,
+    root_pages,
+)
+from errdocs.project import GENERATED_SUBTREE
+from errdocs.records.problems import Problem
+from errdocs.records.read import read
 from errdocs.records.record import Origin, Record
+from errdocs.records.validate import Validator
+from errdocs.search.pastebox import site_data
 
 
 def record(id: str, repo: str = "o/r", slug: str = "s", **fields: object) -> Record:
     """A valid record with only the fields a test cares about."""
     fields.setdefault("error_message", f"message of {id}")
     return Record(id=id, repo=repo, slug=slug, origin=Origin("t.jsonl", 1), **fields)  # type: ignore[arg-type]
+
+
+# Every page in memory, for tests of small inputs: errdocs itself builds unit by unit and holds
+# no list of records (the one path in errdocs.pipeline).
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Every good record of an input, in memory."""
+
+    records: list[Record]
+    """Valid records, in input order (duplicates merged)."""
+    problems: list[Problem]
+    """Errors and warnings, in input order."""
+
+
+def read_all(paths: Iterable[Path]) -> Loaded:
+    """Every good record of ``paths`` in a list, read and validated as every command does."""
+    validator = Validator()
+    records = list(validator.validate_all(read(paths)))
+    return Loaded(records, validator.problems)
+
+
+def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
+    """Every page of the generated subtree that the units render, in memory."""
+    pages = [render_record(r, catalog) for r in records]
+    for kind in GroupKind:
+        for group in catalog.groups[kind].values():
+            pages.extend(render_group(group))
+    return [*pages, *root_pages(catalog, changes=False),
+            render_home_fragment(catalog, GENERATED_SUBTREE, changes=False)]
+
+
+def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
+    """Every page of the generated subtree and the paste box's data, in memory."""
+    catalog = build_catalog(records)
+    data = site_data(build_index(records, catalog, javascript=True))
+    return catalog, [*render_all(records, catalog), *data.pages]

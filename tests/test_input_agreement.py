@@ -2,7 +2,7 @@
 
 The hostile fixture is corrupted at random, byte by byte (flipped, inserted and deleted bytes,
 bytes 0x80-0xFF, CR, LF, NUL, a cut end), optionally gzipped, and read both ways:
-:func:`errdocs.pipeline.check` (``check``, streaming) and :func:`errdocs.pipeline.read_all` (the
+:func:`errdocs.pipeline.check` (``check``, streaming) and :func:`tests.helpers.read_all` (the
 offline bundle's list), and :func:`errdocs.catalog.scan.scan` then
 :func:`errdocs.catalog.scan.read_records` (every other command), the scan cold, with the
 catalogue of the intact fixture, and with its own (the file then taken from it whole). They
@@ -22,10 +22,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from errdocs.catalog.scan import read_records, scan
-from errdocs.pipeline import check, read_all
+from errdocs.pipeline import check
 from errdocs.records import read as load
 
 from .conftest import ROOT
+from .helpers import read_all
 
 HOSTILE = (ROOT / "tests" / "fixtures" / "hostile.jsonl").read_bytes()
 SPECIAL = [b"\r", b"\n", b"\r\n", b"\x00", b"\xef\xbb\xbf", b"\xe9", b"\xc3", b"\xed\xa0\x80",

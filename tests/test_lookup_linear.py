@@ -20,10 +20,9 @@ from errdocs.lookup.extract import MAX_LINE, candidates
 from errdocs.lookup.index import NOT_LINEAR, LookupIndex
 from errdocs.lookup.jsregex import Unconvertible
 from errdocs.lookup.linear import OPTIONS, Linear, Subject, convert
-from errdocs.pipeline import read_all
 
 from .conftest import ROOT, SAMPLE
-from .helpers import record
+from .helpers import read_all, record
 from .test_bench_lookup import _bench
 from .test_lookup_js import CASES, CONVERSIONS, TEXTS
 

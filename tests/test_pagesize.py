@@ -30,11 +30,11 @@ import markdown
 import pytest
 from mkdocs.config import load_config
 
-from errdocs.pipeline import pages_for, read_all
 from errdocs.plugins.compact import compact, lighter_code
 
 from . import sites
 from .conftest import Built
+from .helpers import pages_for, read_all
 from .htmlscan import html_pages
 
 CHROME_BUDGET = 14_500

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from errdocs.catalog import paging
 from errdocs.catalog.model import GroupKind, build_catalog
-from errdocs.pages.render import render_all, render_group, render_group_list
+from errdocs.pages.render import render_group, render_group_list
 from errdocs.plugins.compact import compact
 
-from .helpers import record
+from .helpers import record, render_all
 
 
 def test_page_paths_and_counts() -> None:

@@ -36,7 +36,6 @@ from errdocs.catalog.paths import exact_segment
 from errdocs.cli import main
 from errdocs.pages import changes, exports
 from errdocs.pages.permalinks import Addresses, Removed, fnv1a_utf16, redirect_page, removed_page
-from errdocs.pipeline import read_all
 from errdocs.records.problems import Severity
 from errdocs.records.read import Line, RawItem, decode, read
 from errdocs.records.record import Origin, Record
@@ -44,7 +43,7 @@ from errdocs.records.schema import FIELDS, Kind, json_schema
 from errdocs.records.validate import Validator
 
 from .conftest import ROOT, SAMPLE
-from .helpers import record
+from .helpers import read_all, record
 from .nodejs import needs_node, run_node
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile.jsonl"

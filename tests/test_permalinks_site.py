@@ -26,7 +26,6 @@ from errdocs.catalog.paths import exact_segment
 from errdocs.pages.changes import changes_path
 from errdocs.pages.exports import every_export
 from errdocs.pages.permalinks import Addresses
-from errdocs.pipeline import read_all
 from errdocs.project import WORK_DIR, load_settings
 from errdocs.records.read import RawItem
 from errdocs.records.record import Origin
@@ -36,6 +35,7 @@ from errdocs.site.state import site_folder
 from errdocs.units import plan as shards
 
 from .conftest import ROOT, SAMPLE, copy_project
+from .helpers import read_all
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth

@@ -33,7 +33,6 @@ from errdocs.pages.escape import safe_url
 from errdocs.pages.excerpt import language_for
 from errdocs.pages.meta import record_meta
 from errdocs.pages.write import write_pages
-from errdocs.pipeline import pages_for
 from errdocs.records.problems import Severity
 from errdocs.records.read import RawItem
 from errdocs.records.record import Origin, Record
@@ -41,6 +40,7 @@ from errdocs.records.schema import FIELDS, SOURCE_HOST, Kind
 from errdocs.records.validate import Validator
 
 from .conftest import ROOT
+from .helpers import pages_for
 
 FRAGMENTS = [
     "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", '<iframe src="javascript:1">',

@@ -12,7 +12,8 @@ import pytest
 
 from errdocs.catalog import store
 from errdocs.catalog.scan import InputChanged, Scan, read_records, scan
-from errdocs.pipeline import read_all
+
+from .helpers import read_all
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}

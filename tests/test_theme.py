@@ -9,9 +9,9 @@ import material
 import yaml
 
 from errdocs.pages.render import HOME_FRAGMENT
-from errdocs.pipeline import pages_for, read_all
 
 from . import sites
+from .helpers import pages_for, read_all
 
 MATERIAL = Path(material.__file__).parent / "templates"
 

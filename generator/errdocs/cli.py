@@ -19,7 +19,7 @@ from errdocs.lookup.extract import cut_notes
 from errdocs.lookup.show import show as show_page
 from errdocs.pages.exports import FORMATS, export_catalogue, schema_text
 from errdocs.pages.permalinks import Addresses
-from errdocs.pipeline import Loaded, Preview, open_lookup_index, read_all, record_of
+from errdocs.pipeline import Preview, open_lookup_index, record_of
 from errdocs.project import SAMPLE_DATASET, Settings, load_settings
 from errdocs.records.problems import Problem, summary
 from errdocs.site.bundle import BundleError, Selection, make_bundle
@@ -399,12 +399,6 @@ def _size(size: int) -> str:
     if size < 1_000_000:
         return f"{size / 1000:.1f} kB"
     return f"{size / 1_000_000:.1f} MB"
-
-
-def _loaded(paths: tuple[Path, ...]) -> Loaded:
-    loaded = read_all(paths)
-    _echo_problems(loaded.problems)
-    return loaded
 
 
 def _echo_problems(problems: list[Problem]) -> None:

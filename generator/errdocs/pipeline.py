@@ -25,18 +25,16 @@ from urllib.parse import urlsplit
 
 from errdocs.build import ShardedReport, generate_tree
 from errdocs.build import build_sharded as build
-from errdocs.catalog.model import Catalog, build_catalog
+from errdocs.catalog.model import build_catalog
 from errdocs.catalog.scan import Scan, read_records, scan
 from errdocs.errors import ErrdocsError, os_failure
 from errdocs.lookup import LookupIndex, build_index, store
 from errdocs.lookup import memo as lookup_memo
-from errdocs.pages.render import Page, render_all
 from errdocs.project import Settings
 from errdocs.records.problems import Problem, Severity
 from errdocs.records.read import iter_files, read
 from errdocs.records.record import Record
 from errdocs.records.validate import Validator
-from errdocs.search.pastebox import site_data
 from errdocs.units.build import base_config
 
 __all__ = ["Checked", "Opened", "Preview", "build", "check", "generate", "open_lookup_index",
@@ -224,32 +222,3 @@ def serve(preview: Preview, host: str, port: int,
 def _error_page(site: Path, code: int) -> bytes | None:
     page = site / f"{code}.html"
     return page.read_bytes() if code in (404, 500) and page.is_file() else None
-
-
-# --- the offline bundle's in-memory pages (until it builds from units) ---------------------
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """Every good record of an input, in memory."""
-
-    records: list[Record]
-    """Valid records, in input order (duplicates merged)."""
-    problems: list[Problem]
-    """Errors and warnings, in input order."""
-
-
-def read_all(paths: Iterable[Path]) -> Loaded:
-    """Every good record of ``paths`` in a list: only for the offline bundle, which renders
-    its pages in memory until it builds from units, and for tests of small inputs."""
-    validator = Validator()
-    records = list(validator.validate_all(read(paths)))
-    return Loaded(records, validator.problems)
-
-
-def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
-    """Every page of the generated subtree and the paste box's data, in memory: only for
-    the offline bundle (see :func:`read_all`)."""
-    catalog = build_catalog(records)
-    data = site_data(build_index(records, catalog, javascript=True))
-    return catalog, [*render_all(records, catalog), *data.pages]

@@ -27,7 +27,6 @@ from errdocs.pages.charts import bar_chart
 from errdocs.pages.excerpt import excerpt_of, language_for
 from errdocs.pages.meta import group_meta, iso_timestamp, list_meta, record_meta
 from errdocs.pages.short import MESSAGE_CHARS, shorten
-from errdocs.project import GENERATED_SUBTREE
 from errdocs.records.record import Record
 from errdocs.records.schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
 
@@ -251,17 +250,6 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
         records=len(catalog.entries), counts=counts, base=Markup(base), full=full, chart=chart,
         categories=largest(GroupKind.CATEGORY), repos=largest(GroupKind.REPO),
         rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes)
-
-
-def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
-    """Every page of the generated subtree, in memory: only for the offline bundle (until it
-    builds from units; the build renders them unit by unit)."""
-    pages = [render_record(r, catalog) for r in records]
-    for kind in GroupKind:
-        for group in catalog.groups[kind].values():
-            pages.extend(render_group(group))
-    return [*pages, *root_pages(catalog, changes=False),
-            render_home_fragment(catalog, GENERATED_SUBTREE, changes=False)]
 
 
 def root_pages(catalog: Catalog, *, changes: bool) -> list[Page]:

@@ -1,7 +1,7 @@
 """Stage 1, read: the one reader of every input form, behind every command.
 
-``check`` (:func:`errdocs.pipeline.check`), ``bundle`` (:func:`errdocs.pipeline.read_all`)
-and every other command (:func:`errdocs.catalog.scan.scan`) all read records with
+``check`` (:func:`errdocs.pipeline.check`) and every other command
+(:func:`errdocs.catalog.scan.scan`) read records with
 :func:`read_file` and turn each :class:`Line` into a JSON value with :func:`decode`, so they
 accept the same records and report the same problems for any input.
 
