@@ -192,7 +192,7 @@ def test_exports_and_redirects_are_valid_json_and_html_whatever_the_text(text: s
     page = redirect_page("id/x/index.html", "errors/o/r/s/", rec.error_message, SITE)
     parser = _Texts()
     parser.feed(page)
-    assert parser.tags == ["html", "head", "meta", "meta", "meta", "title", "meta", "link",
+    assert parser.tags == ["html", "head", "meta", "meta", "link", "meta", "title", "meta", "link",
                            "meta", "body", "p", "a"]
     assert parser.text["title"] == _shown(rec.error_message)
 
@@ -232,8 +232,8 @@ def test_record_text_never_becomes_markup_in_a_removed_page() -> None:
     page = removed_page("id/x/index.html", removed, SITE)
     parser = _Texts()
     parser.feed(page)
-    assert set(parser.tags) <= {"html", "head", "meta", "title", "style", "body", "main", "h1",
-                                "p", "code", "strong", "ul", "li", "a"}
+    assert set(parser.tags) <= {"html", "head", "meta", "link", "title", "style", "body", "main",
+                                "h1", "p", "code", "strong", "ul", "li", "a"}
     assert parser.tags.count("a") == 2  # the repository and the catalogue
     assert '<meta name="robots" content="noindex">' in page
     assert "Removed: " + HOSTILE_TEXT[:200] == _html_text(page, "title")

@@ -131,12 +131,17 @@ def test_a_changed_record_and_theme_template_make_again_what_they_touch(
     # Said before building: one record changed, every page is built again (the template).
     assert terminal.getvalue().startswith("To do: 1 record changed; ")
     assert " units to build.\n" in terminal.getvalue()
-    # The changed record's page is rendered and converted again (with the pages and data
-    # showing what changed); every other page only goes through the new theme template.
-    assert counts.rendered == 1 and 1 <= counts.converted <= 4
+    # The changed record's page is rendered again. It and the listings that show its first
+    # sentence (its repository, category and tags; the catalogue's and the home page's
+    # recent lists) are converted again; every other page only goes through the new theme
+    # template.
     site = _tree(project / "site")
-    assert sum(b"Now warmer." in text for name, text in site.items()
-               if name.endswith(".html")) == 1
+    showing = sorted(name for name, text in site.items()
+                     if name.endswith(".html") and b"Now warmer." in text)
+    assert counts.rendered == 1
+    assert counts.converted == len(showing)
+    assert sum(name.count("/") == 4 for name in showing) == 1  # the record's own page
+    assert {"index.html", "errors/index.html"} < set(showing)
     assert all(b"<!-- warm -->" in text for name, text in site.items()
                if name.endswith(".html") and name.startswith("errors/"))
     assert site == _cold_site(project, data, tmp_path / "cold")

@@ -144,7 +144,10 @@ def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> st
             f"<ul>\n{items}</ul>\n</main>\n</body>\n</html>\n")
 
 
-_VIEWPORT = '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
+# No icon to fetch: these pages only pass the reader on, and a browser asking for
+# /favicon.ico there logs a 404 when the site has none at its root.
+_VIEWPORT = ('<meta name="viewport" content="width=device-width,initial-scale=1">\n'
+             '<link rel="icon" href="data:,">\n')
 _STYLE = ("body{font-family:system-ui,sans-serif;line-height:1.5;margin:0;padding:2rem 1rem;"
           "color:#222;background:#fff}main{max-width:42rem;margin:auto}"
           "code{overflow-wrap:anywhere;background:#f2f2f2;padding:0 .2em}a{color:#3f51b5}"
