@@ -89,7 +89,7 @@ def redirect_page(source_file: str, target_url: str, message: str,
     # The page shows only where meta refresh is off: readable on a phone and in dark mode
     # (the browser's own colours) at the cost of two short tags, not a style sheet.
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'{_VIEWPORT}<meta name="color-scheme" content="light dark">\n'
+            f'{_VIEWPORT}{_icon(source_file)}<meta name="color-scheme" content="light dark">\n'
             f"<title>{label}</title>\n"
             f'<meta name="robots" content="noindex">\n'
             f'<link rel="canonical" href="{canonical}">\n'
@@ -132,7 +132,7 @@ def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> st
     links.append(link(f"{addresses.subtree}/", "The error catalogue"))
     items = "".join(f"<li>{item}</li>\n" for item in links)
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"{_VIEWPORT}<title>Removed: {_text(removed.message)}</title>\n"
+            f"{_VIEWPORT}{_icon(source_file)}<title>Removed: {_text(removed.message)}</title>\n"
             f'<meta name="robots" content="noindex">\n'
             f"<style>{_STYLE}</style>\n"
             f"</head>\n<body>\n<main>\n"
@@ -144,10 +144,17 @@ def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> st
             f"<ul>\n{items}</ul>\n</main>\n</body>\n</html>\n")
 
 
-# No icon to fetch: these pages only pass the reader on, and a browser asking for
-# /favicon.ico there logs a 404 when the site has none at its root.
-_VIEWPORT = ('<meta name="viewport" content="width=device-width,initial-scale=1">\n'
-             '<link rel="icon" href="data:,">\n')
+FAVICON = "assets/images/favicon.png"
+"""The theme's icon, which every site has (Material copies it whatever ``theme.favicon`` says)."""
+
+
+def _icon(source_file: str) -> str:
+    """The site's icon: without one a browser asks for ``/favicon.ico``, which a site has not
+    (a 404 in the console of a page that only passes the reader on)."""
+    return f'<link rel="icon" href="{_attr(relative_url(source_file, FAVICON))}">\n'
+
+
+_VIEWPORT = '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
 _STYLE = ("body{font-family:system-ui,sans-serif;line-height:1.5;margin:0;padding:2rem 1rem;"
           "color:#222;background:#fff}main{max-width:42rem;margin:auto}"
           "code{overflow-wrap:anywhere;background:#f2f2f2;padding:0 .2em}a{color:#3f51b5}"
