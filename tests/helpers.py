@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from errdocs.build import build_sharded
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.lookup import build_index
 from errdocs.pages.render import (
@@ -15,7 +17,7 @@ from errdocs.pages.render import (
     render_record,
     root_pages,
 )
-from errdocs.project import GENERATED_SUBTREE
+from errdocs.project import GENERATED_SUBTREE, load_settings
 from errdocs.records.problems import Problem
 from errdocs.records.read import read
 from errdocs.records.record import Origin, Record
@@ -65,3 +67,18 @@ def pages_for(records: list[Record]) -> tuple[Catalog, list[Page]]:
     catalog = build_catalog(records)
     data = site_data(build_index(records, catalog, javascript=True))
     return catalog, [*render_all(records, catalog), *data.pages]
+
+
+def site_tree(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` by its relative path, with its bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def cold_site(project: Path, data: Path, fresh: Path) -> dict[str, bytes]:
+    """The site a cold build of ``data`` gives, in a fresh copy of ``project``."""
+    for name in ("docs", "overrides"):
+        shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
+    shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
+    build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
+    return site_tree(fresh / "site")

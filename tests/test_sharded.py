@@ -21,17 +21,13 @@ from errdocs.units.mkdocs_run import run_mkdocs
 
 from . import htmlscan
 from .conftest import ROOT, SAMPLE
+from .helpers import cold_site, site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
 SITE_URL = "site_url: https://example.org/docs/\n"
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _with_site_url(project: Path) -> Path:
@@ -59,7 +55,7 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
     report = build_sharded(settings, [SAMPLE], jobs=2, show_progress=False, full_text=True)
     assert report.units > 5 and report.built == report.units and report.merged
     run_mkdocs(project / "mkdocs.yml", project / "plain-site", strict=True)  # `mkdocs build`
-    sharded, reference = _tree(project / "site"), _tree(project / "plain-site")
+    sharded, reference = site_tree(project / "site"), site_tree(project / "plain-site")
     assert any(name.startswith("pagefind/pagefind.en_") for name in sharded)
     # Pagefind's index, and the exports, /id/ pages and feed errdocs writes beside MkDocs.
     sharded = {k: v for k, v in sharded.items()
@@ -96,12 +92,12 @@ def test_one_changed_record_rebuilds_one_page_and_equals_a_cold_build(
         shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
     shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
     build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
-    assert _tree(project / "site") == _tree(fresh / "site")
-    assert _tree(project / "docs" / "errors") == _tree(fresh / "docs" / "errors")
+    assert site_tree(project / "site") == site_tree(fresh / "site")
+    assert site_tree(project / "docs" / "errors") == site_tree(fresh / "docs" / "errors")
     # and the spare tree, one build behind, caught up: a third build reuses everything
     third = build_sharded(settings, [data], jobs=2, show_progress=False)
     assert (third.built, third.written) == (0, 0)
-    assert _tree(project / "site") == _tree(fresh / "site")
+    assert site_tree(project / "site") == site_tree(fresh / "site")
 
 
 def test_cli_output_and_a_no_op_rebuild(project: Path) -> None:
@@ -121,17 +117,17 @@ def test_generate_writes_the_tree_a_build_writes_and_a_build_then_reuses_it(
     # gives what a cold build gives.
     config = str(project / "mkdocs.yml")
     _run("build", str(SAMPLE), "-f", config, "-j", "2")
-    built = _tree(project / "docs" / "errors")
+    built = site_tree(project / "docs" / "errors")
     assert _run("generate", str(SAMPLE), "-f", config) == (
         "40 records, 0 errors, 0 warnings; pages: 0 written, 141 unchanged, 0 removed\n")
-    assert _tree(project / "docs" / "errors") == built
+    assert site_tree(project / "docs" / "errors") == built
     data = synth.write(30, tmp_path / "data.jsonl", seed=5)
     _run("generate", str(data), "-f", config)
     _run("generate", str(SAMPLE), "-f", config)  # back to pages the units' stamps name...
     again = _run("build", str(SAMPLE), "-f", config, "-j", "2")
     assert "0 removed" in again
-    assert _tree(project / "docs" / "errors") == built  # ... and rendered again all the same
-    assert _tree(project / "site") == _cold_site(project, SAMPLE, tmp_path / "fresh")
+    assert site_tree(project / "docs" / "errors") == built  # ... and rendered again all the same
+    assert site_tree(project / "site") == cold_site(project, SAMPLE, tmp_path / "fresh")
 
 
 def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None) -> None:
@@ -143,11 +139,11 @@ def test_slices_then_merge_equal_a_whole_build(project: Path, small_units: None)
         assert not (project / "site").exists()
     assert _run("merge", str(SAMPLE), "-f", config).endswith(
         f"Site built in {project / 'site'}\n")
-    sliced = _tree(project / "site")
+    sliced = site_tree(project / "site")
     whole = load_settings(project / "mkdocs.yml", project / "whole")
     report = build_sharded(whole, [SAMPLE], jobs=1, show_progress=False)
     assert report.built == 0  # every unit was built by a slice
-    assert _tree(project / "whole") == sliced
+    assert site_tree(project / "whole") == sliced
 
 
 def test_merge_refuses_when_a_slice_is_missing(project: Path, small_units: None) -> None:
@@ -164,13 +160,13 @@ def test_merge_refuses_when_a_slice_is_missing(project: Path, small_units: None)
 def test_a_failed_strict_build_keeps_the_previous_site(project: Path) -> None:
     config = str(project / "mkdocs.yml")
     _run("build", str(SAMPLE), "-f", config)
-    before = _tree(project / "site")
+    before = site_tree(project / "site")
     (project / "docs" / "broken.md").write_text("# Broken\n\n[x](nowhere.md)\n", "utf-8")
     result = CliRunner().invoke(main, ["build", str(SAMPLE), "-f", config, "--strict"])
     assert result.exit_code == 1
     assert "unit root: MkDocs build failed" in result.output
     assert "the previous site was left as it was" in result.output
-    assert _tree(project / "site") == before
+    assert site_tree(project / "site") == before
 
 
 @pytest.mark.parametrize("bad", ["0/2", "3/2", "x", "1/0"])
@@ -208,15 +204,6 @@ def test_a_changed_meaning_rebuilds_its_page_and_a_data_unit_not_the_root(
     assert chunk, "the search data in the site shows the new meaning"
 
 
-def _cold_site(project: Path, data: Path, fresh: Path) -> dict[str, bytes]:
-    """The site a cold build of ``data`` gives, in a fresh copy of ``project``."""
-    for name in ("docs", "overrides"):
-        shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
-    shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
-    build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
-    return _tree(fresh / "site")
-
-
 def _title(site: Path, page: str) -> str:
     text = (site / page / "index.html").read_text("utf-8")
     return text.split("<title>", 1)[1].split("</title>", 1)[0]
@@ -241,11 +228,11 @@ def test_a_title_follows_the_records_that_share_its_message(tmp_path: Path,
         "Unknown MLX async mode: {launch.mode} (sgl-project/sglang) - errdocs")
     assert _title(project / "site", "errors/other/fork/unknown-mlx-async-mode-launch-mode") == (
         "Unknown MLX async mode: {launch.mode} (other/fork) - errdocs")
-    assert _tree(project / "site") == _cold_site(project, data, tmp_path / "cold-1")
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold-1")
     data.write_text(few, "utf-8")
     build_sharded(settings, [data], jobs=1, show_progress=False)
     assert _title(project / "site", seed) == "Unknown MLX async mode: {launch.mode} - errdocs"
-    assert _tree(project / "site") == _cold_site(project, data, tmp_path / "cold-2")
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold-2")
 
 
 FAMILY = ["Unknown MLX async mode: {launch.mode}", "unknown MLX async mode: %s",
@@ -317,8 +304,8 @@ def test_a_changed_related_record_rebuilds_the_pages_listing_it_and_equals_a_col
     for page in pages[:3]:
         assert "{launch.kind}" in (project / "site" / page).read_text("utf-8"), page
     fresh = tmp_path / "fresh"
-    assert _tree(project / "site") == _cold_site(project, data, fresh)
-    assert _tree(project / "docs" / "errors") == _tree(fresh / "docs" / "errors")
+    assert site_tree(project / "site") == cold_site(project, data, fresh)
+    assert site_tree(project / "docs" / "errors") == site_tree(fresh / "docs" / "errors")
 
 
 def test_serve_builds_then_rebuilds_only_what_a_change_concerns(

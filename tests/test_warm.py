@@ -21,25 +21,12 @@ from errdocs.units import build as unit_build
 from errdocs.units import plan
 
 from .conftest import ROOT
+from .helpers import cold_site, site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def _cold_site(project: Path, data: Path, fresh: Path) -> dict[str, bytes]:
-    """The site a cold build of ``data`` gives, in a fresh copy of ``project``."""
-    for name in ("docs", "overrides"):
-        shutil.copytree(project / name, fresh / name, ignore=shutil.ignore_patterns("errors"))
-    shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
-    build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
-    return _tree(fresh / "site")
 
 
 class _Counts:
@@ -85,9 +72,9 @@ def test_a_config_edit_reuses_every_body_and_rendering_and_equals_a_cold_build(
     warm = build_sharded(settings, [data], jobs=1, show_progress=False)
     assert warm.built == cold.built  # every page is built again with the new config ...
     assert (counts.rendered, counts.converted, warm.written) == (0, 0, 0)  # ... from before
-    site = _tree(project / "site")
+    site = site_tree(project / "site")
     assert b"Warm errdocs" in site["index.html"]
-    assert site == _cold_site(project, data, tmp_path / "cold")
+    assert site == cold_site(project, data, tmp_path / "cold")
 
 
 def test_a_changed_extension_setting_converts_every_page_again(
@@ -100,10 +87,10 @@ def test_a_changed_extension_setting_converts_every_page_again(
     _edit(project / "mkdocs.yml", "permalink: true", "permalink: '¤'")
     build_sharded(settings, [data], jobs=1, show_progress=False)
     assert counts.converted == first and counts.rendered == 0
-    site = _tree(project / "site")
+    site = site_tree(project / "site")
     assert any("¤</a>".encode() in text for name, text in site.items()
                if name.startswith("errors/") and name.endswith(".html"))
-    assert site == _cold_site(project, data, tmp_path / "cold")
+    assert site == cold_site(project, data, tmp_path / "cold")
 
 
 class _Tty(io.StringIO):
@@ -135,7 +122,7 @@ def test_a_changed_record_and_theme_template_make_again_what_they_touch(
     # sentence (its repository, category and tags; the catalogue's and the home page's
     # recent lists) are converted again; every other page only goes through the new theme
     # template.
-    site = _tree(project / "site")
+    site = site_tree(project / "site")
     showing = sorted(name for name, text in site.items()
                      if name.endswith(".html") and b"Now warmer." in text)
     assert counts.rendered == 1
@@ -144,7 +131,7 @@ def test_a_changed_record_and_theme_template_make_again_what_they_touch(
     assert {"index.html", "errors/index.html"} < set(showing)
     assert all(b"<!-- warm -->" in text for name, text in site.items()
                if name.endswith(".html") and name.startswith("errors/"))
-    assert site == _cold_site(project, data, tmp_path / "cold")
+    assert site == cold_site(project, data, tmp_path / "cold")
 
 
 def test_the_keys_hash_errdocs_templates_and_the_config(tmp_path: Path,
@@ -205,7 +192,7 @@ def test_a_refresh_patches_unit_outputs_and_the_site_file_by_file(
     for unit in units.iterdir():
         stamp = json.loads((unit / "stamp.json").read_text("utf-8"))
         listed = (unit / f"files-{stamp['key']}.txt").read_text("utf-8").split("\n")
-        held = sorted(name for name in _tree(unit / "site")
+        held = sorted(name for name in site_tree(unit / "site")
                       if name not in ("sitemap.xml", "sitemap.xml.gz"))
         assert sorted(x for x in listed if x) == held, unit.name
-    assert _tree(site) == _cold_site(project, data, tmp_path / "cold")
+    assert site_tree(site) == cold_site(project, data, tmp_path / "cold")
