@@ -18,7 +18,7 @@ from errdocs.units import engine
 from errdocs.units import plan as shards
 
 from .conftest import SAMPLE, copy_project
-from .test_sharded import _tree
+from .helpers import site_tree
 
 pytestmark = pytest.mark.slow
 TASKS = 3
@@ -66,7 +66,7 @@ def single_build(tmp_path_factory: pytest.TempPathFactory, small_units: None) ->
     """The site of one plain ``errdocs build`` of the same data on one machine."""
     project = _machine(tmp_path_factory.mktemp("single"))
     _run(project, "build", "-j", "2")
-    return _tree(project / "site")
+    return site_tree(project / "site")
 
 
 # Slurm runs the same steps through deploy/errdocs-array.sh (tests/test_deploy.py).
@@ -101,7 +101,7 @@ def test_a_job_array_then_merge_equals_a_single_build(
                            for name in history), history
     assert out.endswith(f"units: {len(history)} built, {len(built)} reused\n"
                         f"Site built in {merger / 'site'}\n")
-    merged = _tree(merger / "site")
+    merged = site_tree(merger / "site")
     assert merged.keys() == single_build.keys()
     for name, content in merged.items():
         assert content == single_build[name], name

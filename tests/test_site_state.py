@@ -16,7 +16,7 @@ from errdocs.project import load_settings
 from errdocs.site import merge
 
 from .conftest import ROOT, SAMPLE, copy_project
-from .test_sharded import _tree
+from .helpers import site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -42,7 +42,7 @@ def _cold(tmp_path: Path, data: Path, name: str) -> dict[str, bytes]:
     if not fresh.exists():
         copy_project(fresh)
         _build(fresh, data, fresh / "site")
-    return _tree(fresh / "site")
+    return site_tree(fresh / "site")
 
 
 def _without_line(data: Path, index: int, out: Path) -> Path:
@@ -61,11 +61,11 @@ def test_two_site_dirs_in_turn_each_equal_a_cold_build(
     site_a, site_b = project / "a" / "site", project / "b" / "site"
     _build(project, a, site_a)
     _build(project, b, site_b)
-    assert _tree(site_b) == _cold(tmp_path, b, "b")
+    assert site_tree(site_b) == _cold(tmp_path, b, "b")
     _build(project, a_less, site_a)
-    assert _tree(site_a) == _cold(tmp_path, a_less, "a-less")
+    assert site_tree(site_a) == _cold(tmp_path, a_less, "a-less")
     _build(project, a, site_b)
-    assert _tree(site_b) == _cold(tmp_path, a, "a")
+    assert site_tree(site_b) == _cold(tmp_path, a, "a")
 
 
 def test_a_failed_swap_puts_the_previous_site_back(
@@ -73,7 +73,7 @@ def test_a_failed_swap_puts_the_previous_site_back(
     # The worst moment to fail: the old site renamed away, the new one not yet in its place.
     site = project / "site"
     _build(project, SAMPLE, site)
-    before = _tree(site)
+    before = site_tree(site)
     rename, failed = Path.rename, []
 
     def failing(self: Path, target: str | Path) -> Path:
@@ -92,7 +92,7 @@ def test_a_failed_swap_puts_the_previous_site_back(
     assert (result.exit_code, result.output) == (
         1, f"Error: {site}: the disk is full: free some space and try again; the previous "
            "site was left as it was\n")
-    assert failed and _tree(site) == before
+    assert failed and site_tree(site) == before
     monkeypatch.setattr(Path, "rename", rename)
     _build(project, data, site)
-    assert _tree(site) == _cold(tmp_path, data, "less")
+    assert site_tree(site) == _cold(tmp_path, data, "less")
