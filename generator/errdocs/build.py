@@ -31,6 +31,7 @@ from errdocs.pages.changes import (
     version_time,
 )
 from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
+from errdocs.pages.filters import filter_data
 from errdocs.pages.permalinks import ID_FOLDER, Addresses
 from errdocs.pages.render import Page, recent_entries, render_home_fragment
 from errdocs.pages.render import root_pages as render_root_pages
@@ -358,7 +359,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
-    data_files = data.pages + search
+    data_files = data.pages + search + filter_data(catalog)  # the listings' filters' too
     resolve = resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog,
                                  [*root_pages, home, *data_files, *resolve, *changed_pages])
