@@ -29,7 +29,8 @@ def _data(files: list, path: str) -> object:
 
 
 def _repo_records(count: int, classes: int, repos: int = 1) -> list:
-    return [record(f"id{n:05d}", repo=f"o/r{n % repos}", slug=f"s{n}", error_class=f"C{n % classes}",
+    return [record(f"id{n:05d}", repo=f"o/r{n % repos}", slug=f"s{n}",
+                   error_class=f"C{n % classes}",
                    severity="error" if n % 3 else "warning", error_type="io",
                    file_path=f"src/m{n}.py", line_number=n + 1) for n in range(count)]
 
@@ -102,7 +103,8 @@ def test_listing_pages_carry_the_filter_box_and_families_do_not() -> None:
     for kind in (GroupKind.REPO, GroupKind.TAG, GroupKind.CATEGORY):
         for group in catalog.groups[kind].values():
             page = render_group(group)[0].content
-            marker = f'<div class="errdocs-filter" data-errdocs-filter="{facets.group_filter(group)}" hidden></div>'
+            key = facets.group_filter(group)
+            marker = f'<div class="errdocs-filter" data-errdocs-filter="{key}" hidden></div>'
             assert marker in page
             assert page.index(marker) < page.index('<div class="errdocs-rows"')
     for group in catalog.groups[GroupKind.FAMILY].values():

@@ -103,7 +103,8 @@ def row_of(entry: Entry) -> list[str]:
     """``[page, message, file:line, first sentence, class, kind, severity, handling,
     language, repository]``: the page without ``.md``, the values as filters count them."""
     return [entry.path.removesuffix(".md"), shorten(entry.message, MESSAGE_CHARS),
-            shorten(entry.where, WHERE_CHARS), entry.summary, *(facets.value_of(entry, p.facet) for p in PARAMS)]
+            shorten(entry.where, WHERE_CHARS), entry.summary,
+            *(facets.value_of(entry, p.facet) for p in PARAMS)]
 
 
 def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool) -> list[Page]:
