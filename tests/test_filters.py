@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,7 +21,7 @@ from .helpers import record
 _SCRIPT = re.compile(r'\A__errdocsLookup\("(f[a-z0-9/-]+)",(.*)\);\n\Z', re.DOTALL)
 
 
-def _data(files: list, path: str) -> object:
+def _data(files: list, path: str) -> Any:
     """The data a file registers (checked to be one call with a JSON argument)."""
     (content,) = [f.content for f in files if f.path == f"{filters.FOLDER}/{path}"]
     match = _SCRIPT.match(content)
@@ -87,11 +88,11 @@ def test_rows_show_what_the_listing_shows_and_are_where_the_hash_says() -> None:
     records = _repo_records(100, classes=4)
     catalog = build_catalog(records)
     files = filters.filter_data(catalog)
-    rows = _data(files, "manifest.js")["rows"]  # type: ignore[index]
+    rows = _data(files, "manifest.js")["rows"]
     assert rows == 16  # 100 records, at most 8 a file on average
     for entry in catalog.entries.values():
         got = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")
-        assert got[entry.record_id] == [  # type: ignore[index]
+        assert got[entry.record_id] == [
             entry.path.removesuffix(".md"), entry.message, entry.where, entry.summary,
             entry.error_class, "io", entry.severity, "(none)", "python", entry.repo]
 
@@ -135,7 +136,7 @@ def test_one_filter_action_downloads_little_and_no_file_is_large() -> None:
     worst = 0
     for key, entries in listings:
         summary = _data(files, f"g/{key}.js")
-        for name, values, _ in summary["facets"]:  # type: ignore[index]
+        for name, values, _ in summary["facets"]:
             param = next(p for p in filters.PARAMS if p.name == name)
             for value in values:
                 paths = filters.action_files(key, entries, param, value[0], rows)
@@ -160,6 +161,6 @@ def test_record_text_reaches_the_data_as_json_strings_only(texts: list) -> None:
     assert all(re.fullmatch(r"[a-z0-9/.-]+", f.path) for f in files)  # no text in a path
     rows = filters.row_file_count(len(records))
     for entry in catalog.entries.values():
-        row = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")[entry.record_id]  # type: ignore[index]
+        row = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")[entry.record_id]
         assert row[1] == " ".join(entry.message.split()) or row[1].endswith("…")
         assert row[4] == facets.value_of(entry, facets.CLASS)
