@@ -221,7 +221,10 @@
 
   async function render(state) {
     const turn = ++shown;
-    for (const [name, select] of Object.entries(ui.selects)) select.value = state.chosen[name] || "";
+    for (const [name, select] of Object.entries(ui.selects)) {
+      select.value = state.chosen[name] || "";
+      select.parentNode.classList.toggle("errdocs-filter__field--on", Boolean(select.value));
+    }
     const active = Object.keys(state.chosen).length > 0;
     ui.clear.hidden = !active;
     replaced.forEach((el) => { el.hidden = active; });
