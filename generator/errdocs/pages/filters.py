@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from errdocs.catalog import facets
@@ -76,14 +76,20 @@ def filter_data(catalog: Catalog) -> list[Page]:
     rows = row_file_count(len(catalog.entries))
     files = [Page(f"{FOLDER}/manifest.js", _script("filter", {
         "version": VERSION, "rows": rows, "page": PAGE}))]
-    files += _row_files(catalog.entries.values(), rows)
+    values = {i: facet_values(e) for i, e in catalog.entries.items()}  # once a record
+    files += _row_files(catalog.entries.values(), rows, values)
     everything = sorted(catalog.entries.values(), key=lambda e: e.sort_key)
-    files += listing_files(facets.CATALOGUE, everything, show_repo=True)
+    files += listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
     for kind in facets.FILTERED:
         for group in catalog.groups[kind].values():
             files += listing_files(facets.filter_key(kind.value, group.key), group.entries,
-                                   show_repo=kind is not GroupKind.REPO)
+                                   show_repo=kind is not GroupKind.REPO, values=values)
     return files
+
+
+def facet_values(entry: Entry) -> tuple[str, ...]:
+    """The entry's value of each of :data:`PARAMS`, as filters count them."""
+    return tuple(facets.value_of(entry, p.facet) for p in PARAMS)
 
 
 def row_file_count(records: int) -> int:
@@ -100,28 +106,33 @@ def row_file(record_id: str, count: int) -> int:
     return fnv1a(record_id.encode().decode("latin-1")) % count
 
 
-def row_of(entry: Entry) -> list[str]:
+def row_of(entry: Entry, values: tuple[str, ...] | None = None) -> list[str]:
     """``[page, message, file:line, first sentence, class, kind, severity, handling,
-    language, repository]``: the page without ``.md``, the values as filters count them."""
+    language, repository]``: the page without ``.md``, the values as filters count them
+    (``values``, when :func:`facet_values` gave them already)."""
     return [entry.path.removesuffix(".md"), shorten(entry.message, MESSAGE_CHARS),
             shorten(entry.where, WHERE_CHARS), entry.summary,
-            *(facets.value_of(entry, p.facet) for p in PARAMS)]
+            *(values or facet_values(entry))]
 
 
-def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool) -> list[Page]:
+def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
+                  values: Mapping[str, tuple[str, ...]] | None = None) -> list[Page]:
     """The summary of the listing filed under ``key`` (its ``entries`` in listing order) and,
     when it holds more than :data:`SMALL`, its value lists. ``show_repo``: its rows name
-    their repository (as the page's own rows do)."""
-    params = [p for p in PARAMS if p.facet is not facets.REPO
-              or len({e.repo for e in entries}) > 1]
-    values = [[facets.value_of(e, p.facet) for e in entries] for p in params]
+    their repository (as the page's own rows do); ``values``: :func:`facet_values` of every
+    entry by id, when known."""
+    if values is None:
+        values = {e.record_id: facet_values(e) for e in entries}
+    known = [values[e.record_id] for e in entries]
+    columns = [(p, [v[n] for v in known]) for n, p in enumerate(PARAMS)
+               if p.facet is not facets.REPO or len({v[n] for v in known}) > 1]
     summary: dict[str, object] = {"version": VERSION, "total": len(entries),
                                   "showRepo": show_repo}
     small = len(entries) <= SMALL
     offered: list[list[object]] = []
     files: list[Page] = []
     table: list[list[object]] = [[e.record_id] for e in entries]
-    for param, column in zip(params, values, strict=True):
+    for param, column in columns:
         counted = facets.ranked(Counter(column))
         shown = counted if small else counted[:SHOWN]
         if small:
@@ -172,13 +183,15 @@ def _list_files(key: str, param: str, value: str, ids: list[str]) -> Iterator[Pa
                                                      ids[(number - 1) * PAGE:number * PAGE]))
 
 
-def _row_files(entries: Iterable[Entry], count: int) -> list[Page]:
-    chosen: list[dict[str, list[str]]] = [{} for _ in range(count)]
+def _row_files(entries: Iterable[Entry], count: int,
+               values: Mapping[str, tuple[str, ...]]) -> list[Page]:
+    """The row files: one record a line (readable diffs)."""
+    chosen: list[list[str]] = [[] for _ in range(count)]
     for entry in sorted(entries, key=lambda e: e.record_id):
-        chosen[row_file(entry.record_id, count)][entry.record_id] = row_of(entry)
-    return [Page(f"{FOLDER}/r/{n:x}.js", _script(f"r{n}", "{" + ",".join(
-                f"\n{_json(i)}:{_json(row)}" for i, row in rows.items()) + "\n}"))
-            for n, rows in enumerate(chosen)]
+        chosen[row_file(entry.record_id, count)].append(
+            f"\n{_json(entry.record_id)}:{_json(row_of(entry, values[entry.record_id]))}")
+    return [Page(f"{FOLDER}/r/{n:x}.js", _script(f"r{n}", "{" + ",".join(lines) + "\n}"))
+            for n, lines in enumerate(chosen)]
 
 
 def _script(name: str, data: object) -> str:
@@ -189,4 +202,8 @@ def _script(name: str, data: object) -> str:
 
 def _json(value: object) -> str:
     """Compact JSON, ASCII only (no charset question however the file is opened)."""
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    return _ENCODER.encode(value)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+"""One encoder for every file (``json.dumps`` with options makes one a call)."""
