@@ -111,6 +111,7 @@ def _filter_open_reload(opened: Opened, url: str, suffix: str) -> None:
     page.go_back()  # type: ignore[attr-defined]
     page.wait_for_function("() => !location.search")  # type: ignore[attr-defined]
     assert page.locator(STATIC_ROWS).first.is_visible()  # type: ignore[attr-defined]
+    assert not page.locator(".errdocs-filter__clear").is_visible()  # type: ignore[attr-defined]
     page.go_forward()  # type: ignore[attr-defined]
     _settled(page)
     link = page.locator(f"{ROWS} a").first  # type: ignore[attr-defined]
