@@ -117,7 +117,10 @@ def test_pages_deleted_replaced_or_added_by_hand_are_put_right(
     (site / "errors" / "extra.html").write_text("mine", "utf-8")  # added
     (site / "stray" / "deep").mkdir(parents=True)
     (site / "stray" / "deep" / "x.txt").write_text("x", "utf-8")
+    generated = project / "docs" / "errors"
+    next(p for p in sorted(generated.rglob("*.md")) if p.parent != generated).unlink()
     for _ in range(3):  # the spare is the hand-changed tree from the second build on
         _build(project, data, site)
         assert site_tree(site) == cold
+        assert site_tree(generated) == site_tree(tmp_path / "fresh-a" / "docs" / "errors")
     assert outside.read_text("utf-8") == "keep me"
