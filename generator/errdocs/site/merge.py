@@ -105,6 +105,12 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     forget_others(work, place)
     state = place.read()
     live_before = state.get("live") if live_is_known(place, state) else None
+    if live_before == {u.name: u.key for u in units}:
+        # The site folder is the one the last merge put there, made of these very outputs
+        # (a unit's output changes only with its key): it is what this merge would make.
+        # Nothing is touched, not even the sitemap (read from every unit: at scale, most of
+        # a build that has nothing to do).
+        return
     place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
     spare, spare_before = place.spare, state.get("spare")
     with naming(place.home):  # what fails to be written and names no file
