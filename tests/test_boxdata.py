@@ -128,25 +128,3 @@ def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
     assert site_tree(project / "site") == site_a
     assert site_tree(project / "site") == cold_site(project, first, tmp_path / "cold")
 
-
-def test_a_build_with_nothing_to_do_leaves_the_site_folder_alone(tmp_path: Path, project: Path,
-                                                                 indexed: list[int]) -> None:
-    """No unit changed and the site folder is the one the last merge put there: the merge
-    touches nothing (not even the sitemap); a site folder put there by someone else is made
-    again, equal to a cold build's."""
-    data = synth.write(8, tmp_path / "data.jsonl", seed=25)
-    _build(project, data)
-    site = project / "site"
-    before = {p: p.stat().st_ino for p in (site, site / "sitemap.xml", site / "index.html")}
-    _build(project, data)
-    assert {p: p.stat().st_ino for p in before} == before
-    copy = tmp_path / "copy"
-    copy.mkdir()
-    for name, text in site_tree(site).items():
-        (copy / name).parent.mkdir(parents=True, exist_ok=True)
-        (copy / name).write_bytes(text)
-    (copy / "index.html").write_text("edited", "utf-8")
-    site.rename(tmp_path / "moved")
-    copy.rename(site)
-    _build(project, data)
-    assert site_tree(site) == cold_site(project, data, tmp_path / "cold")

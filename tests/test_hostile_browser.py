@@ -8,6 +8,7 @@ the hostile text.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Iterator
@@ -135,7 +136,9 @@ def test_searching_and_highlighting_hostile_text_runs_nothing(
         if query == "src=x":  # the hostile title and text are shown in the results
             results.get_by_text('<img src=x onerror=alert(1)><iframe src="javascript').first \
                 .wait_for()
-        page.wait_for_timeout(200)
+        # Wait until the list shows this query's answer: a script it let in would have run.
+        answered = json.dumps(query, ensure_ascii=False)  # a CSS string: \" and \\ escaped
+        page.locator(f"[data-errdocs-search][data-answered={answered}]").wait_for(state="attached")
         page.keyboard.press("Escape")
     assert events.seen == []
 

@@ -96,3 +96,31 @@ def test_a_failed_swap_puts_the_previous_site_back(
     monkeypatch.setattr(Path, "rename", rename)
     _build(project, data, site)
     assert site_tree(site) == _cold(tmp_path, data, "less")
+
+
+def test_pages_deleted_replaced_or_added_by_hand_are_put_right(
+        tmp_path: Path, project: Path, build_date: None) -> None:
+    # A hand-made change to the live site survived in the tree that became the spare, and the
+    # swap after next published it again: the site alternated between two versions.
+    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
+    site = project / "site"
+    _build(project, data, site)
+    cold = _cold(tmp_path, data, "a")
+    pages = sorted(p for p in site.rglob("index.html") if "errors" in p.parts)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me", "utf-8")
+    pages[0].unlink()                                      # deleted
+    pages[1].unlink()
+    pages[1].write_text("edited", "utf-8")                 # replaced by another file
+    pages[2].unlink()
+    pages[2].symlink_to(outside)                           # replaced by a link out of the site
+    (site / "errors" / "extra.html").write_text("mine", "utf-8")  # added
+    (site / "stray" / "deep").mkdir(parents=True)
+    (site / "stray" / "deep" / "x.txt").write_text("x", "utf-8")
+    generated = project / "docs" / "errors"
+    next(p for p in sorted(generated.rglob("*.md")) if p.parent != generated).unlink()
+    for _ in range(3):  # the spare is the hand-changed tree from the second build on
+        _build(project, data, site)
+        assert site_tree(site) == cold
+        assert site_tree(generated) == site_tree(tmp_path / "fresh-a" / "docs" / "errors")
+    assert outside.read_text("utf-8") == "keep me"

@@ -161,6 +161,9 @@ class _Prepared:
     units: list[Unit]
     generated: set[str]
     known: set[str]
+    absent: frozenset[str]
+    """Generated pages missing from the generated tree (deleted by hand): their units are
+    built again, which writes them."""
     problems: list[Problem]
     records: int
     written: int
@@ -200,7 +203,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   or (i in selection and not from_history(u))]
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
-                               if merge_only else chosen, pending)
+                               if merge_only else chosen, pending, prepared.absent)
         todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it reads its stamp
                 if u.kind in _WRITTEN}
         announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
@@ -259,7 +262,7 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
         _clean_leftovers(work)
         prepared = _prepare(settings, paths, strict, False, past)
         pending = journal.read(work)
-        ctx, dirty = _to_build(prepared.ctx, prepared.units, pending)
+        ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent)
         journal.record(work, pending, ((page, key) for unit in dirty if unit.kind in _WRITTEN
                                        for page, key in unit.page_keys))
         written = prepared.written
@@ -272,14 +275,16 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
         prepared.unconverted)
 
 
-def _to_build(ctx: Context, chosen: list[Unit],
-              pending: journal.Journal) -> tuple[Context, list[Unit]]:
-    """The units to build: those not current, and those holding pages an unfinished build
-    may have rewritten (which the context then names, so they are rendered again)."""
+def _to_build(ctx: Context, chosen: list[Unit], pending: journal.Journal,
+              absent: frozenset[str]) -> tuple[Context, list[Unit]]:
+    """The units to build: those not current, those holding pages an unfinished build may
+    have rewritten (which the context then names, so they are rendered again), and those
+    whose Markdown pages are missing from the generated tree."""
     dirty, unsettled = [], set()
     for unit in chosen:
         redo = journal.unsettled(pending, unit)
-        if redo or not is_current(ctx.work_dir, unit):
+        if redo or not is_current(ctx.work_dir, unit) or (
+                absent and any(page in absent for page, _key in unit.page_keys)):
             dirty.append(unit)
             unsettled |= redo
     return replace(ctx, unsettled=frozenset(unsettled)), dirty
@@ -361,7 +366,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
-    hand_written = _hand_written(settings, known)
+    hand_written, present = _hand_written(settings, known)
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
@@ -389,8 +394,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)
-    return _Prepared(ctx, units, generated, known, found.problems, len(found.lights), written,
-                     boxes.problems, boxes.unconverted)
+    return _Prepared(ctx, units, generated, known, frozenset(generated - present),
+                     found.problems, len(found.lights), written, boxes.problems,
+                     boxes.unconverted)
 
 
 def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:
@@ -491,16 +497,17 @@ def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
     return paths
 
 
-def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
+def _hand_written(settings: Settings, generated: set[str]) -> tuple[list[str], set[str]]:
     """Docs-relative paths of every file in docs_dir that errdocs did not generate (nor list
-    in its manifest). Temporary files killed runs left in the generated tree are deleted on
-    the way.
+    in its manifest), and the generated tree's paths of those of ``generated`` it found.
+    Temporary files killed runs left in the generated tree are deleted on the way.
 
     Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
     """
     docs, sub = str(settings.docs_dir), settings.subtree
     skip = generated | {MANIFEST}
     found: list[str] = []
+    present: set[str] = set()
     stack = [""]
     while stack:
         relative = stack.pop()
@@ -513,9 +520,11 @@ def _hand_written(settings: Settings, generated: set[str]) -> list[str]:
                 elif entry.name.startswith(TEMPORARY):
                     if ours:
                         os.unlink(entry.path)
-                elif not (ours and path[len(sub) + 1:] in skip):
+                elif ours and path[len(sub) + 1:] in skip:
+                    present.add(path[len(sub) + 1:])
+                else:
                     found.append(path)
-    return sorted(found)
+    return sorted(found), present
 
 
 def _root_inputs(settings: Settings, root_pages: list[Page],

@@ -1,10 +1,11 @@
-"""Assemble the site from the units' outputs, atomically and in time proportional to the change.
+"""Assemble the site from the units' outputs, atomically, linking only the files that changed.
 
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
 one build behind, kept with the site's own state in ``.errdocs/sites/ID/``
 (:mod:`errdocs.site.state`; beside the site when that is on another file system). A merge
 brings the spare up to date — removing the files of units that changed and linking their
-new files — then swaps it with the live site by renames, so readers never see a half-made
+new files, then putting right whatever was changed in it by hand while it was live — then
+swaps it with the live site by renames, so readers never see a half-made
 site and a failure leaves the previous site as it was. When the spare cannot be trusted
 (first build, missing file lists, an interrupted merge, a live site that is not the one the
 last merge put there), both trees are made afresh by linking every file.
@@ -30,13 +31,13 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.write import atomic_write
-from errdocs.site.owner import check_replaceable, discard, is_ours, mark
+from errdocs.site.owner import MARKER, check_replaceable, discard, is_ours, mark
 from errdocs.site.state import Place, forget_others, live_is_known
 
 SITEMAP = "sitemap.xml"
@@ -105,12 +106,6 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     forget_others(work, place)
     state = place.read()
     live_before = state.get("live") if live_is_known(place, state) else None
-    if live_before == {u.name: u.key for u in units}:
-        # The site folder is the one the last merge put there, made of these very outputs
-        # (a unit's output changes only with its key): it is what this merge would make.
-        # Nothing is touched, not even the sitemap (read from every unit: at scale, most of
-        # a build that has nothing to do).
-        return
     place.write(live_before if isinstance(live_before, dict) else None, None)  # spare changing
     spare, spare_before = place.spare, state.get("spare")
     with naming(place.home):  # what fails to be written and names no file
@@ -241,9 +236,66 @@ def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
     (a file already where a changed unit's file goes): then it is made afresh, where a
     clash does mean two units wrote one file."""
     try:
-        return _update(tree, before, units, work)
+        if not _update(tree, before, units, work):
+            return False
+        _repair(tree, units)
+        return True
     except MergeError:
         return False
+
+
+def _repair(tree: Path, units: Sequence[UnitOutput]) -> None:
+    """Make ``tree`` hold exactly the units' files, whatever befell it while it was the live
+    site: a page deleted, replaced or added there by hand would otherwise be published again
+    by the swap after next. Reading the directories is enough (a linked file has its unit
+    file's inode), so this costs a walk of both trees, not a read of any file."""
+    wanted: dict[str, tuple[str, int]] = {}
+    for unit in units:
+        for relative, entry in _files(str(unit.site)):
+            if relative not in (SITEMAP, SITEMAP + ".gz"):
+                wanted[relative] = (entry.path, entry.inode())
+    emptied: set[Path] = set()
+    for relative, entry in _files(str(tree)):
+        if relative in (SITEMAP, SITEMAP + ".gz", MARKER):
+            continue  # written afresh for every tree (_finish_tree)
+        source = wanted.pop(relative, None)
+        if source is not None and _same_content(entry, *source):
+            continue
+        os.unlink(entry.path)
+        if source is None:
+            emptied.add(Path(entry.path).parent)
+        else:
+            _link(Path(source[0]), Path(entry.path), relative)
+    for relative, (path, _inode) in wanted.items():  # missing from the tree
+        (tree / relative).parent.mkdir(parents=True, exist_ok=True)
+        _link(Path(path), tree / relative, relative)
+    _prune(emptied, tree)
+
+
+def _files(root: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry under ``root`` that is not a folder (symbolic links included, not
+    followed), by its relative path. Strings, not ``Path``s: a site has a folder per page."""
+    cut, stack = len(root) + 1, [root]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                else:
+                    yield entry.path[cut:], entry
+
+
+def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
+    """``entry`` is the unit's file: its link, or its copy (another file system) with the
+    same size and time."""
+    if entry.inode() == inode:
+        return True
+    try:
+        mine, theirs = entry.stat(follow_symlinks=False), os.stat(source)
+    except OSError:
+        return False
+    return (entry.is_file(follow_symlinks=False) and mine.st_size == theirs.st_size
+            and mine.st_mtime_ns == theirs.st_mtime_ns)
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:

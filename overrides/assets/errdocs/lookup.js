@@ -452,9 +452,9 @@
       try {
         var url = URL.createObjectURL(new Blob(["(" + errdocsLookupFactory + ")().serve(self);\n"],
                                                { type: "text/javascript" }));
-        // In the offline bundle, iframe-worker-shim.js (for Material's search) has replaced
-        // Worker with one that runs on the page; errdocs-worker.js kept the browser's own.
-        worker = new (self.errdocsWorker || Worker)(url);
+        // A blob: URL, not a file: the offline bundle opens from file://, where a page may not
+        // start a worker from a script file.
+        worker = new Worker(url);
         worker.errdocsUrl = url;
       } catch (e) {
         local = true;

@@ -336,6 +336,8 @@
       list.replaceChildren();
       say(`Search is not available: ${error.message}.`);
     }
+    // Which query the list shows: tests (and anything else) wait for it rather than for time.
+    if (!stale()) root.dataset.answered = query;
   }
 
   let timer = null;
