@@ -8,12 +8,18 @@ and the home page's summary) as Markdown, the way ``errdocs build`` does, and pr
 largest of each kind and the ratio between the sizes. Record pages are measured by
 bench/run.py (they do not list other records beyond their bounded related lists).
 
+It also makes the listings' filter data (generator/errdocs/pages/filters.py) and prints its
+largest file and what one filter action downloads (the files of the first page of results of
+one facet's value: manifest, the listing's summary, the value's list, the row files), the
+largest and the mean over every listing, facet and value.
+
     python bench/listings_bench.py [--sizes 2000,20000] [--seed 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import sys
 import tempfile
 import time
@@ -22,8 +28,10 @@ from pathlib import Path
 
 import synth
 
-from errdocs.catalog.model import GroupKind, build_catalog
+from errdocs.catalog import facets
+from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import scan
+from errdocs.pages import filters
 from errdocs.pages.render import (
     listed_kinds,
     render_group,
@@ -33,8 +41,10 @@ from errdocs.pages.render import (
 )
 
 
-def measure(n: int, seed: int, work: Path) -> dict[str, tuple[int, str, int]]:
-    """Largest page (bytes, path) and page count of each kind, for ``n`` records."""
+def measure(n: int, seed: int, work: Path) -> tuple[dict[str, tuple[int, str, int]],
+                                                   tuple[int, str, int, int, float, int]]:
+    """Largest page (bytes, path) and page count of each kind, and the filter figures
+    (:func:`filter_figures`), for ``n`` records."""
     data = synth.write(n, work / f"{n}.jsonl", seed)
     found = scan([data], work / f"scan-{n}")  # the light records a sharded build keeps
     catalog = build_catalog(x.record for x in found.lights)
@@ -56,7 +66,30 @@ def measure(n: int, seed: int, work: Path) -> dict[str, tuple[int, str, int]]:
     keep("catalogue front page", "index.md", render_home(catalog, changes=True).content)
     home = render_home_fragment(catalog, "errors", changes=True)
     keep("home page summary", home.path, home.content)
-    return dict(largest)
+    return dict(largest), filter_figures(catalog)
+
+
+def filter_figures(catalog: Catalog) -> tuple[int, str, int, int, float, int]:
+    """The filter data's largest file (bytes, path), its file count, the largest and mean
+    bytes of one filter action, and the number of actions measured."""
+    size = {f.path: len(f.content.encode()) for f in filters.filter_data(catalog)}
+    largest = max(size, key=size.__getitem__)
+    rows = filters.row_file_count(len(catalog.entries))
+    listings = [(facets.CATALOGUE, sorted(catalog.entries.values(), key=lambda e: e.sort_key))]
+    listings += [(facets.group_filter(g), list(g.entries)) for kind in facets.FILTERED
+                 for g in catalog.groups[kind].values()]
+    actions = []
+    for key, entries in listings:
+        params = [p for p in filters.PARAMS if p.facet is not facets.REPO
+                  or len({e.repo for e in entries}) > 1]
+        for param in params:
+            counted = facets.ranked(collections.Counter(
+                facets.value_of(e, param.facet) for e in entries))
+            for value, _ in counted[:filters.SHOWN]:
+                paths = filters.action_files(key, entries, param, value, rows)
+                actions.append(sum(size[p] for p in paths))
+    return (size[largest], largest, len(size), max(actions), sum(actions) / len(actions),
+            len(actions))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,10 +99,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     small, large = (int(s) for s in args.sizes.split(","))
     with tempfile.TemporaryDirectory() as tmp:
-        results = {}
+        results, filtered = {}, {}
         for n in (small, large):
             start = time.perf_counter()
-            results[n] = measure(n, args.seed, Path(tmp))
+            results[n], filtered[n] = measure(n, args.seed, Path(tmp))
             print(f"N={n}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     print(f"| page kind | largest at N={small:,} | largest at N={large:,} | ratio | pages |")
     print("| --- | ---: | ---: | ---: | ---: |")
@@ -84,6 +117,17 @@ def main(argv: list[str] | None = None) -> int:
     overall = [max(r.values())[0] for r in (results[small], results[large])]
     print(f"\nlargest listing page: {overall[0] / 1024:.1f} KB → {overall[1] / 1024:.1f} KB "
           f"({overall[1] / overall[0]:.3f}x); worst kind {worst:.3f}x")
+    (a, where_a, files_a, most_a, mean_a, count_a), (b, where_b, files_b, most_b, mean_b,
+                                                     count_b) = filtered[small], filtered[large]
+    print(f"\n| filter data | N={small:,} | N={large:,} | ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| largest file | {a / 1024:.1f} KB ({where_a}) | {b / 1024:.1f} KB ({where_b}) | "
+          f"{b / a:.3f} |")
+    print(f"| files | {files_a:,} | {files_b:,} | {files_b / files_a:.2f} |")
+    print(f"| bytes per filter action, most | {most_a / 1024:.1f} KB | {most_b / 1024:.1f} KB | "
+          f"{most_b / most_a:.3f} |")
+    print(f"| bytes per filter action, mean ({count_a:,} → {count_b:,} actions) | "
+          f"{mean_a / 1024:.1f} KB | {mean_b / 1024:.1f} KB | {mean_b / mean_a:.3f} |")
     return 0
 
 

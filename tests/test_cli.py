@@ -61,11 +61,11 @@ def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> 
         (work / name).write_bytes(b"old")
     first = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert first.exit_code == 0, first.output
-    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 141 written, "
+    assert first.stdout == ("40 records, 0 errors, 0 warnings; pages: 230 written, "
                             "0 unchanged, 0 removed\n")
     second = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert second.stdout == ("40 records, 0 errors, 0 warnings; pages: 0 written, "
-                             "141 unchanged, 0 removed\n")
+                             "230 unchanged, 0 removed\n")
     assert (project / "docs" / "errors" / "index.md").is_file()
     assert (project / "docs" / "index.md").read_text() == (ROOT / "docs" / "index.md").read_text()
     # The pickles are gone; the journal names the pages no unit built yet (the next build's).

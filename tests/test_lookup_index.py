@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter
 
 import pytest
@@ -31,6 +32,16 @@ from .helpers import record
 def test_pattern_requirements(pattern: str, words: set[str], chars: int) -> None:
     required = pattern_requirements(parse(pattern))
     assert (set(required.words), required.literal_chars) == (words, chars)
+
+
+@pytest.mark.parametrize("pattern", [r"[a||b] failed", r"[x&&y] failed"])
+def test_a_pattern_python_warns_about_is_parsed_without_a_warning(pattern: str) -> None:
+    # Python warns (FutureWarning) of set operations it may add; a record's pattern is the
+    # producer's, and the warning came out in the middle of a build's output.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        required = pattern_requirements(parse(pattern))
+    assert "failed" in required.words
 
 
 def test_template_requirements_and_regex() -> None:

@@ -103,10 +103,10 @@ def test_one_changed_record_rebuilds_one_page_and_equals_a_cold_build(
 def test_cli_output_and_a_no_op_rebuild(project: Path) -> None:
     config = str(project / "mkdocs.yml")
     first = _run("build", str(SAMPLE), "-f", config, "-j", "2")
-    assert first == (f"40 records, 0 errors, 0 warnings; pages: 141 written, 0 unchanged, 0 "
+    assert first == (f"40 records, 0 errors, 0 warnings; pages: 230 written, 0 unchanged, 0 "
                      f"removed; units: 6 built, 0 reused\nSite built in {project / 'site'}\n")
     second = _run("build", str(SAMPLE), "-f", config)
-    assert second == (f"40 records, 0 errors, 0 warnings; pages: 0 written, 141 unchanged, 0 "
+    assert second == (f"40 records, 0 errors, 0 warnings; pages: 0 written, 230 unchanged, 0 "
                       f"removed; units: 0 built, 6 reused\nSite built in {project / 'site'}\n")
 
 
@@ -119,7 +119,7 @@ def test_generate_writes_the_tree_a_build_writes_and_a_build_then_reuses_it(
     _run("build", str(SAMPLE), "-f", config, "-j", "2")
     built = site_tree(project / "docs" / "errors")
     assert _run("generate", str(SAMPLE), "-f", config) == (
-        "40 records, 0 errors, 0 warnings; pages: 0 written, 141 unchanged, 0 removed\n")
+        "40 records, 0 errors, 0 warnings; pages: 0 written, 230 unchanged, 0 removed\n")
     assert site_tree(project / "docs" / "errors") == built
     data = synth.write(30, tmp_path / "data.jsonl", seed=5)
     _run("generate", str(data), "-f", config)

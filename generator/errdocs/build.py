@@ -29,6 +29,7 @@ from errdocs.pages.changes import (
     version_time,
 )
 from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
+from errdocs.pages.filters import filter_data
 from errdocs.pages.permalinks import ID_FOLDER, Addresses
 from errdocs.pages.render import Page, recent_entries, render_home_fragment
 from errdocs.pages.render import root_pages as render_root_pages
@@ -360,8 +361,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
+    filters = filter_data(catalog)  # the listings' filters' data files
     resolve = resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
+    generated = _generated_paths(catalog,
+                                 [*root_pages, home, *filters, *resolve, *changed_pages])
     generated.update(path for path, _hash in boxes.files)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
@@ -370,7 +373,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, [*root_pages, home, *resolve])[0]
+    written = write_changed(settings.out_dir, [*root_pages, home, *filters, *resolve])[0]
     if boxes.pages is not None:  # made again: the files on disk are no longer known ...
         forget_box_data(work)
         written += write_changed(settings.out_dir, boxes.pages)[0]
@@ -379,7 +382,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
-                 everything, boxes.files + file_keys(static), changed_pages,
+                 everything, boxes.files + file_keys(filters + static), changed_pages,
                  resolve + past_files)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions

@@ -15,6 +15,7 @@ import re
 import re._constants as sre  # the parse tree's opcodes; private, but stable across 3.11-3.13
 import re._parser as sre_parse
 import sys
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeAlias
@@ -66,8 +67,12 @@ class Requirements:
 
 def parse(source: str) -> SubPattern:
     """Parse a Python regex; raises :class:`re.error` when ``re.compile`` would, without the
-    cost of compiling (compiled patterns are made when a lookup needs them)."""
-    tree = sre_parse.parse(source)
+    cost of compiling (compiled patterns are made when a lookup needs them). Python's
+    warnings about a pattern (``[a--b]``: "possible set difference") are not printed: the
+    pattern is a record's, and its page shows it as written."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        tree = sre_parse.parse(source)
     if "(?<=" in source or "(?<!" in source:
         _check_lookbehinds(list(tree))
     return tree

@@ -125,6 +125,7 @@ def render_group(group: Group) -> list[Page]:
         pages.append(Page(path, template.render(
             group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
             meta=group_meta(group), show_repo=group.kind is not GroupKind.REPO,
+            filter=facets.group_filter(group),
             charts=charts if path == group.path else Markup(""))))
     return pages
 
@@ -249,7 +250,8 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
     return template.render(
         records=len(catalog.entries), counts=counts, base=Markup(base), full=full, chart=chart,
         categories=largest(GroupKind.CATEGORY), repos=largest(GroupKind.REPO),
-        rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes)
+        rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes,
+        filter=facets.CATALOGUE if full else "")
 
 
 def root_pages(catalog: Catalog, *, changes: bool) -> list[Page]:

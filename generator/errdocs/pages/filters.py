@@ -1,0 +1,209 @@
+"""The listings' filters: the data a listing page's script loads to narrow its list down.
+
+Repository, category and tag pages and the catalogue's page filter their records by class,
+kind (``errorType``), severity, handling strategy, language and, where they span several,
+repository, in the browser, hosted or opened from disk, at any number of records. The data are
+scripts (``__errdocsLookup(name, data)``, like the search box's: see :mod:`.pastebox`), in
+``assets/filter/`` of the generated subtree, and no file grows with the number of records:
+
+- ``manifest.js``: the format and the number of row files.
+- rows, ``r/<hex>.js``: what a listing's row shows of each record (its page, message,
+  ``file:line``, first sentence) and its facet values, about :data:`ROWS_PER_FILE` records a
+  file, chosen by the FNV-1a hash of the id's UTF-8 bytes (``errdocs-filter.js`` computes the
+  same). A page of results loads at most :data:`PAGE` of them.
+- a listing's summary, ``g/<key>.js`` (:func:`~errdocs.catalog.facets.filter_key`): its facets'
+  values with their counts, most first. A listing of at most :data:`SMALL` records also lists
+  each record's id and values, so the browser filters it by any mix of facets exactly. A larger
+  one lists its :data:`SHOWN` most common values a facet, and each of those has its records'
+  ids, in the listing's order, in files of :data:`PAGE` (``g/<key>/<facet>-<value>-<n>.js``):
+  one value is one file a page; with several facets chosen, the browser reads the list of the
+  rarest and keeps the rows matching the others.
+
+Files are made from the catalogue's entries and placed in data units by the plan like every
+data file, so a changed record rewrites its row file and the files of the lists it is on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from errdocs.catalog import facets
+from errdocs.catalog.model import Catalog, Entry, GroupKind
+from errdocs.catalog.paging import page_count
+from errdocs.lookup.tokens import fnv1a
+from errdocs.pages.render import WHERE_CHARS, Page
+from errdocs.pages.short import MESSAGE_CHARS, shorten
+
+FOLDER = "assets/filter"
+"""Where the data go in the generated subtree, beside the search box's."""
+VERSION = 1
+"""Format of the data; ``errdocs-filter.js`` refuses other versions."""
+PAGE = 50
+"""Records a page of filtered results shows, and ids a list file holds."""
+SMALL = 200
+"""Listings of at most this many records are filtered in the browser from their summary."""
+SHOWN = 100
+"""Values a facet of a larger listing offers (the most common; the rest are counted)."""
+ROWS_PER_FILE = 6
+"""Records a row file holds at most on average (between half of it and it: the count is a power
+of two): a page of results loads at most :data:`PAGE` row files of about 2 KB. At 310,000
+records, 8 gives 65,536 files as well."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """A facet as the page's address names it."""
+
+    name: str
+    """The query parameter, e.g. ``class``."""
+    facet: facets.Facet
+    """What it filters by."""
+
+
+PARAMS = (Param("class", facets.CLASS), Param("type", facets.ERROR_TYPE),
+          Param("severity", facets.SEVERITY), Param("handling", facets.HANDLING),
+          Param("language", facets.LANGUAGE), Param("repo", facets.REPO))
+"""Every facet, in the order the filter bar shows them (``repo`` where a page spans several
+repositories)."""
+
+
+def filter_data(catalog: Catalog) -> list[Page]:
+    """Every filter data file of the catalogue's listings."""
+    rows = row_file_count(len(catalog.entries))
+    files = [Page(f"{FOLDER}/manifest.js", _script("filter", {
+        "version": VERSION, "rows": rows, "page": PAGE}))]
+    values = {i: facet_values(e) for i, e in catalog.entries.items()}  # once a record
+    files += _row_files(catalog.entries.values(), rows, values)
+    everything = sorted(catalog.entries.values(), key=lambda e: e.sort_key)
+    files += listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
+    for kind in facets.FILTERED:
+        for group in catalog.groups[kind].values():
+            files += listing_files(facets.filter_key(kind.value, group.key), group.entries,
+                                   show_repo=kind is not GroupKind.REPO, values=values)
+    return files
+
+
+def facet_values(entry: Entry) -> tuple[str, ...]:
+    """The entry's value of each of :data:`PARAMS`, as filters count them."""
+    return tuple(facets.value_of(entry, p.facet) for p in PARAMS)
+
+
+def row_file_count(records: int) -> int:
+    """The smallest power of two giving at most :data:`ROWS_PER_FILE` records a file: it
+    changes only when the number of records doubles or halves."""
+    count = 1
+    while count * ROWS_PER_FILE < records:
+        count *= 2
+    return count
+
+
+def row_file(record_id: str, count: int) -> int:
+    """The row file of a record: FNV-1a of its id's UTF-8 bytes, modulo ``count``."""
+    return fnv1a(record_id.encode().decode("latin-1")) % count
+
+
+def row_of(entry: Entry, values: tuple[str, ...] | None = None) -> list[str]:
+    """``[page, message, file:line, first sentence, class, kind, severity, handling,
+    language, repository]``: the page without ``.md``, the values as filters count them
+    (``values``, when :func:`facet_values` gave them already)."""
+    return [entry.path.removesuffix(".md"), shorten(entry.message, MESSAGE_CHARS),
+            shorten(entry.where, WHERE_CHARS), entry.summary,
+            *(values or facet_values(entry))]
+
+
+def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
+                  values: Mapping[str, tuple[str, ...]] | None = None) -> list[Page]:
+    """The summary of the listing filed under ``key`` (its ``entries`` in listing order) and,
+    when it holds more than :data:`SMALL`, its value lists. ``show_repo``: its rows name
+    their repository (as the page's own rows do); ``values``: :func:`facet_values` of every
+    entry by id, when known."""
+    if values is None:
+        values = {e.record_id: facet_values(e) for e in entries}
+    known = [values[e.record_id] for e in entries]
+    columns = [(p, [v[n] for v in known]) for n, p in enumerate(PARAMS)
+               if p.facet is not facets.REPO or len({v[n] for v in known}) > 1]
+    summary: dict[str, object] = {"version": VERSION, "total": len(entries),
+                                  "showRepo": show_repo}
+    small = len(entries) <= SMALL
+    offered: list[list[object]] = []
+    files: list[Page] = []
+    table: list[list[object]] = [[e.record_id] for e in entries]
+    for param, column in columns:
+        counted = facets.ranked(Counter(column))
+        shown = counted if small else counted[:SHOWN]
+        if small:
+            place = {value: n for n, (value, _) in enumerate(shown)}
+            for row, value in zip(table, column, strict=True):
+                row.append(place[value])
+            offered.append([param.name, [[v, c] for v, c in shown], 0])
+            continue
+        hidden = sum(c for _, c in counted[SHOWN:])
+        members: dict[str, list[str]] = {value: [] for value, _ in shown}
+        for entry, value in zip(entries, column, strict=True):
+            if value in members:
+                members[value].append(entry.record_id)
+        listed = []
+        for value, count in shown:
+            name = value_key(value)
+            files += _list_files(key, param.name, name, members[value])
+            listed.append([value, count, name])
+        offered.append([param.name, listed, hidden])
+    summary["facets"] = offered
+    if small:
+        summary["records"] = table
+    return [Page(f"{FOLDER}/g/{key}.js", _script(f"g{key}", summary)), *files]
+
+
+def action_files(key: str, entries: Sequence[Entry], param: Param, value: str,
+                 rows: int) -> list[str]:
+    """The files a browser loads to show the first page of the listing filed under ``key``
+    (its ``entries``) filtered by ``param`` = ``value``, with ``rows`` row files: the
+    manifest, the summary, the value's first list file (a large listing) and the row files of
+    its first :data:`PAGE` records. What the benchmark and the tests measure."""
+    ids = [e.record_id for e in entries if facets.value_of(e, param.facet) == value][:PAGE]
+    paths = [f"{FOLDER}/manifest.js", f"{FOLDER}/g/{key}.js"]
+    if len(entries) > SMALL:
+        paths.append(f"{FOLDER}/g/{key}/{param.name}-{value_key(value)}-1.js")
+    return paths + sorted({f"{FOLDER}/r/{row_file(i, rows):x}.js" for i in ids})
+
+
+def value_key(value: str) -> str:
+    """A value's part of its list files' names: a hash, so no record text reaches a path."""
+    return hashlib.blake2b(value.encode(), digest_size=6).hexdigest()
+
+
+def _list_files(key: str, param: str, value: str, ids: list[str]) -> Iterator[Page]:
+    for number in range(1, page_count(len(ids), PAGE) + 1):
+        name = f"{key}/{param}-{value}-{number}"
+        yield Page(f"{FOLDER}/g/{name}.js", _script(f"g{name}",
+                                                     ids[(number - 1) * PAGE:number * PAGE]))
+
+
+def _row_files(entries: Iterable[Entry], count: int,
+               values: Mapping[str, tuple[str, ...]]) -> list[Page]:
+    """The row files: one record a line (readable diffs)."""
+    chosen: list[list[str]] = [[] for _ in range(count)]
+    for entry in sorted(entries, key=lambda e: e.record_id):
+        chosen[row_file(entry.record_id, count)].append(
+            f"\n{_json(entry.record_id)}:{_json(row_of(entry, values[entry.record_id]))}")
+    return [Page(f"{FOLDER}/r/{n:x}.js", _script(f"r{n}", "{" + ",".join(lines) + "\n}"))
+            for n, lines in enumerate(chosen)]
+
+
+def _script(name: str, data: object) -> str:
+    """A script registering ``data`` (a string is JSON already)."""
+    body = data if isinstance(data, str) else _json(data)
+    return f"__errdocsLookup({json.dumps('f' + name)},{body});\n"
+
+
+def _json(value: object) -> str:
+    """Compact JSON, ASCII only (no charset question however the file is opened)."""
+    return _ENCODER.encode(value)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+"""One encoder for every file (``json.dumps`` with options makes one a call)."""

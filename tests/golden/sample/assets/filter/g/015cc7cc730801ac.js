@@ -1,0 +1,1 @@
+__errdocsLookup("fg015cc7cc730801ac",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["NotImplementedError",1]],0],["type",[["unsupported",1]],0],["severity",[["warning",1]],0],["handling",[["fallback",1]],0],["language",[["python",1]],0]],"records":[["fe3d9a8ee086a10b",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg06de91e3bd4f0936",{"version":1,"total":2,"showRepo":false,"facets":[["class",[["SyntaxError",1],["TypeError",1]],0],["type",[["type",1],["validation",1]],0],["severity",[["error",2]],0],["handling",[["catch-and-wrap",1],["fail-fast",1]],0],["language",[["javascript",2]],0]],"records":[["19de7b53f6717aa4",1,0,0,1,0],["9bc23b1b91f06fd9",0,1,0,0,0]]});

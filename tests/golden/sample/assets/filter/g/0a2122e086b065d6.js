@@ -1,0 +1,1 @@
+__errdocsLookup("fg0a2122e086b065d6",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["SyntaxError",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["catch-and-wrap",1]],0],["language",[["javascript",1]],0]],"records":[["9bc23b1b91f06fd9",0,0,0,0,0]]});

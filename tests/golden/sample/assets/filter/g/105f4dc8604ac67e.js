@@ -1,0 +1,1 @@
+__errdocsLookup("fg105f4dc8604ac67e",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["fmt.Errorf",1]],0],["type",[["configuration",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["go",1]],0]],"records":[["f136caa6e39c9fb5",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg1b68064d47a0d7b9",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["anyhow::Error",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["rust",1]],0]],"records":[["f1a9df4484123cce",0,0,0,0,0]]});

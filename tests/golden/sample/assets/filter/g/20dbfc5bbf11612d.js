@@ -1,0 +1,1 @@
+__errdocsLookup("fg20dbfc5bbf11612d",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["panic",1]],0],["type",[["internal",1]],0],["severity",[["critical",1]],0],["handling",[["fail-fast",1]],0],["language",[["rust",1]],0]],"records":[["fe6728d8e866adf6",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg258633a93dfda605",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["panic",1]],0],["type",[["internal",1]],0],["severity",[["critical",1]],0],["handling",[["propagate",1]],0],["language",[["rust",1]],0]],"records":[["86e5edc61fd21edd",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg2d950ae30872c8ff",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["std::runtime_error",1]],0],["type",[["resource",1]],0],["severity",[["critical",1]],0],["handling",[["retry",1]],0],["language",[["cpp",1]],0]],"records":[["7f5820e68b668ae1",0,0,0,0,0]]});

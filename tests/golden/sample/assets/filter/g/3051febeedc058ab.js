@@ -1,0 +1,1 @@
+__errdocsLookup("fg3051febeedc058ab",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["fmt.Errorf",1]],0],["type",[["configuration",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["go",1]],0]],"records":[["618fb20bd4571352",0,0,0,0,0]]});

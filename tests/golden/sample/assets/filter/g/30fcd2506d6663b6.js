@@ -1,0 +1,1 @@
+__errdocsLookup("fg30fcd2506d6663b6",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["fastkern::Error",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["cuda",1]],0]],"records":[["91bcdc569e3cf9d6",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg3576489686ec4661",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["TypeError",1]],0],["type",[["type",1]],0],["severity",[["error",1]],0],["handling",[["type-guard",1]],0],["language",[["python",1]],0]],"records":[["cef919821d142cd8",0,0,0,0,0]]});

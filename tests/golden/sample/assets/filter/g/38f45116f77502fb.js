@@ -1,0 +1,1 @@
+__errdocsLookup("fg38f45116f77502fb",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["Error",1]],0],["type",[["configuration",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["typescript",1]],0]],"records":[["7a46b7ba92e21fa0",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg4e632655d973e04d",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["std::runtime_error",1]],0],["type",[["runtime",1]],0],["severity",[["critical",1]],0],["handling",[["fail-fast",1]],0],["language",[["cpp",1]],0]],"records":[["9444107b79faf1ee",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg537692216765e673",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["HTTPException",1]],0],["type",[["upstream",1]],0],["severity",[["critical",1]],0],["handling",[["retry",1]],0],["language",[["python",1]],0]],"records":[["6c8f6cef4b762aef",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg554530f25fc051b2",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["std::runtime_error",1]],0],["type",[["unsupported",1]],0],["severity",[["error",1]],0],["handling",[["type-guard",1]],0],["language",[["cuda",1]],0]],"records":[["2fed0bdb6cf745fe",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg566d891dfbe3b277",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["AssertionError",1]],0],["type",[["configuration",1]],0],["severity",[["error",1]],0],["handling",[["fail-fast",1]],0],["language",[["python",1]],0]],"records":[["51b3c24b606f9d58",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg5a93dc091a779324",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["UpstreamError",1]],0],["type",[["upstream",1]],0],["severity",[["error",1]],0],["handling",[["retry",1]],0],["language",[["typescript",1]],0]],"records":[["6e1d5ad8568677cc",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg608cd4927288a6c1",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["std::io::Error",1]],0],["type",[["io",1]],0],["severity",[["error",1]],0],["handling",[["retry",1]],0],["language",[["rust",1]],0]],"records":[["72b6f8d56acfdf32",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg621d3c5a19829060",{"version":1,"total":2,"showRepo":true,"facets":[["class",[["ErrorResponse",1],["ValueError",1]],0],["type",[["not-found",1],["validation",1]],0],["severity",[["error",1],["warning",1]],0],["handling",[["validate-input",2]],0],["language",[["python",2]],0]],"records":[["b7b4ce24f5582d04",1,1,0,0,0],["a6aae7cd10e09254",0,0,1,0,0]]});

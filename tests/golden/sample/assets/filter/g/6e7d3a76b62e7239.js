@@ -1,0 +1,1 @@
+__errdocsLookup("fg6e7d3a76b62e7239",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["Error",1]],0],["type",[["configuration",1]],0],["severity",[["error",1]],0],["handling",[["fail-fast",1]],0],["language",[["typescript",1]],0]],"records":[["2d11328d48394f1e",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg816b7e7c1a206dd0",{"version":1,"total":2,"showRepo":true,"facets":[["class",[["panic",2]],0],["type",[["internal",2]],0],["severity",[["critical",2]],0],["handling",[["fail-fast",1],["propagate",1]],0],["language",[["rust",2]],0]],"records":[["fe6728d8e866adf6",0,0,0,0,0],["86e5edc61fd21edd",0,0,0,1,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg8c74fd7914b62bed",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["std::invalid_argument",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["cuda",1]],0]],"records":[["5e8f569a57b28d8f",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg8cf00bf4f25f0556",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["fmt.Errorf",1]],0],["type",[["io",1]],0],["severity",[["critical",1]],0],["handling",[["fail-fast",1]],0],["language",[["go",1]],0]],"records":[["45ef0188828cea79",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fg957e43aaf22da121",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["KeyError",1]],0],["type",[["not-found",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["python",1]],0]],"records":[["dbc8c956fcf825e9",0,0,0,0,0]]});

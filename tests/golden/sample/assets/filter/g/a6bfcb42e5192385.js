@@ -1,0 +1,1 @@
+__errdocsLookup("fga6bfcb42e5192385",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["HttpError",1]],0],["type",[["not-found",1]],0],["severity",[["warning",1]],0],["handling",[["fallback",1]],0],["language",[["typescript",1]],0]],"records":[["db3142cdb1167ee6",0,0,0,0,0]]});

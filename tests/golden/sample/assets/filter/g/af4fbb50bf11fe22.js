@@ -1,0 +1,1 @@
+__errdocsLookup("fgaf4fbb50bf11fe22",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["FileNotFoundError",1]],0],["type",[["io",1]],0],["severity",[["error",1]],0],["handling",[["fail-fast",1]],0],["language",[["python",1]],0]],"records":[["8b1013f4847ea256",0,0,0,0,0]]});

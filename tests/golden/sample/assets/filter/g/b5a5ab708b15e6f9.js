@@ -1,0 +1,1 @@
+__errdocsLookup("fgb5a5ab708b15e6f9",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["RangeError",1]],0],["type",[["resource",1]],0],["severity",[["warning",1]],0],["handling",[["fallback",1]],0],["language",[["typescript",1]],0]],"records":[["7b5501c1a6b1a5bf",0,0,0,0,0]]});

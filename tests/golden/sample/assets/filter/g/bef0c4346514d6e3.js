@@ -1,0 +1,1 @@
+__errdocsLookup("fgbef0c4346514d6e3",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["RuntimeError",1]],0],["type",[["resource",1]],0],["severity",[["critical",1]],0],["handling",[["fail-fast",1]],0],["language",[["python",1]],0]],"records":[["5ccacf9ca43c7ee3",0,0,0,0,0]]});

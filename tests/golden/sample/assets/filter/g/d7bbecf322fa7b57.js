@@ -1,0 +1,1 @@
+__errdocsLookup("fgd7bbecf322fa7b57",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["ValueError",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["type-guard",1]],0],["language",[["python",1]],0]],"records":[["2f61984c034089bc",0,0,0,0,0]]});

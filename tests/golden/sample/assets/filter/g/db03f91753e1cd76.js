@@ -1,0 +1,1 @@
+__errdocsLookup("fgdb03f91753e1cd76",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["TypeError",1]],0],["type",[["type",1]],0],["severity",[["error",1]],0],["handling",[["type-guard",1]],0],["language",[["typescript",1]],0]],"records":[["f83ab604a5856f8e",0,0,0,0,0]]});

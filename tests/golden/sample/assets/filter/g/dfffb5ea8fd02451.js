@@ -1,0 +1,1 @@
+__errdocsLookup("fgdfffb5ea8fd02451",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["TypeError",1]],0],["type",[["type",1]],0],["severity",[["error",1]],0],["handling",[["fail-fast",1]],0],["language",[["javascript",1]],0]],"records":[["19de7b53f6717aa4",0,0,0,0,0]]});

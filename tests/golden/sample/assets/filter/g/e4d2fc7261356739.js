@@ -1,0 +1,1 @@
+__errdocsLookup("fge4d2fc7261356739",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["TensorPipeError::UnsupportedDtype",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["propagate",1]],0],["language",[["rust",1]],0]],"records":[["1861632613d0df3c",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("fgeb2afbfcb674f231",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["fmt.Errorf",1]],0],["type",[["resource",1]],0],["severity",[["warning",1]],0],["handling",[["fallback",1]],0],["language",[["go",1]],0]],"records":[["5cb9d621b346db18",0,0,0,0,0]]});

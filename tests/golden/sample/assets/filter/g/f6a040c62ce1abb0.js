@@ -1,0 +1,1 @@
+__errdocsLookup("fgf6a040c62ce1abb0",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["HttpError",1]],0],["type",[["validation",1]],0],["severity",[["error",1]],0],["handling",[["validate-input",1]],0],["language",[["typescript",1]],0]],"records":[["b740f96ef6b43a4b",0,0,0,0,0]]});

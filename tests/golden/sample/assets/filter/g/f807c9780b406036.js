@@ -1,0 +1,1 @@
+__errdocsLookup("fgf807c9780b406036",{"version":1,"total":1,"showRepo":true,"facets":[["class",[["panic",1]],0],["type",[["internal",1]],0],["severity",[["critical",1]],0],["handling",[["fail-fast",1]],0],["language",[["go",1]],0]],"records":[["b3fa64291d4f19a1",0,0,0,0,0]]});

@@ -1,0 +1,1 @@
+__errdocsLookup("ffilter",{"version":1,"rows":8,"page":50});

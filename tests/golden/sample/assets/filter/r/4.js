@@ -1,0 +1,4 @@
+__errdocsLookup("fr4",{
+"b7b4ce24f5582d04":["sgl-project/sglang/response-format-type-must-be-one-of-allowed-got-fmt-type-r","response_format.type must be one of {allowed}, got {fmt_type!r}","python/sglang/srt/entrypoints/openai/protocol.py:426","The OpenAI-compatible request model validates response_format.type with a pydantic field validator.","ValueError","validation","error","validate-input","python","sgl-project/sglang"],
+"f136caa6e39c9fb5":["northwind-io/gridcache/gridcache-invalid-shard-count-n-must-be-a-power-of-two","gridcache: invalid shard count {n}: must be a power of two","internal/shard/ring.go:42","NewRing computes the shard for a key as hash & (n-1), which only distributes keys over all shards when n is a power of two.","fmt.Errorf","configuration","error","validate-input","go","northwind-io/gridcache"]
+});

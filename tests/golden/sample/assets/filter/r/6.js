@@ -1,0 +1,5 @@
+__errdocsLookup("fr6",{
+"1861632613d0df3c":["acme-labs/tensorpipe/unsupported-dtype-tag-0-04x","unsupported dtype tag {0:#04x}","src/codec/dtype.rs:40","Every frame header carries a one-byte dtype tag.","TensorPipeError::UnsupportedDtype","validation","error","propagate","rust","acme-labs/tensorpipe"],
+"5e8f569a57b28d8f":["kestrel-compute/fastkern/gemm-fp16-k-k-must-be-a-multiple-of-8","gemm_fp16: K ({k}) must be a multiple of 8","kernels/gemm/gemm_fp16.cu:146","The FP16 GEMM kernel loads A and B with 128-bit vector loads (8 halves), so the reduction dimension K must be a multiple of 8.","std::invalid_argument","validation","error","validate-input","cuda","kestrel-compute/fastkern"],
+"9444107b79faf1ee":["kestrel-compute/fastkern/cuda-error-cudageterrorstring-err-at-file-line","CUDA error: {cudaGetErrorString(err)} at {file}:{line}","src/runtime/device.cc:16","FK_CUDA_CHECK(expr) expands to check_cuda(expr, __FILE__, __LINE__).","std::runtime_error","runtime","critical","fail-fast","cpp","kestrel-compute/fastkern"]
+});

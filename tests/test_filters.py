@@ -1,0 +1,166 @@
+"""The listings' filter data (issue 13, item 3): what a listing's summary offers, the value
+lists of large listings, the row files, and the bound on what one filter action downloads."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from errdocs.catalog import facets
+from errdocs.catalog.model import GroupKind, build_catalog
+from errdocs.pages import filters
+from errdocs.pages.render import render_group, render_home
+
+from .helpers import record
+
+_SCRIPT = re.compile(r'\A__errdocsLookup\("(f[a-z0-9/-]+)",(.*)\);\n\Z', re.DOTALL)
+
+
+def _data(files: list, path: str) -> Any:
+    """The data a file registers (checked to be one call with a JSON argument)."""
+    (content,) = [f.content for f in files if f.path == f"{filters.FOLDER}/{path}"]
+    match = _SCRIPT.match(content)
+    assert match, content[:200]
+    return json.loads(match.group(2))
+
+
+def _repo_records(count: int, classes: int, repos: int = 1) -> list:
+    return [record(f"id{n:05d}", repo=f"o/r{n % repos}", slug=f"s{n}",
+                   error_class=f"C{n % classes}",
+                   severity="error" if n % 3 else "warning", error_type="io",
+                   file_path=f"src/m{n}.py", line_number=n + 1) for n in range(count)]
+
+
+def test_a_small_listing_offers_the_values_it_has_with_counts_and_each_records_values() -> None:
+    records = [record("a", error_class="TypeError", severity="error", file_path="a.py"),
+               record("b", slug="s2", error_class="ValueError", severity="error"),
+               record("c", slug="s3", error_class="TypeError", severity=" warning "),
+               record("d", slug="s4", severity="error", file_path="d.rs")]
+    catalog = build_catalog(records)
+    group = catalog.group_of(GroupKind.REPO, "o/r")
+    key = facets.group_filter(group)
+    summary = _data(filters.filter_data(catalog), f"g/{key}.js")
+    offered = {name: values for name, values, _ in summary["facets"]}
+    assert list(offered) == ["class", "type", "severity", "handling", "language"]  # one repo
+    assert offered["class"] == [["TypeError", 2], ["(none)", 1], ["ValueError", 1]]
+    assert offered["severity"] == [["error", 3], ["warning", 1]]
+    assert offered["language"] == [["text", 2], ["python", 1], ["rust", 1]]
+    assert summary["total"] == 4 and summary["showRepo"] is False
+    class_of = {row[0]: offered["class"][row[1]][0] for row in summary["records"]}
+    assert class_of == {"a": "TypeError", "b": "ValueError", "c": "TypeError", "d": "(none)"}
+    assert [row[0] for row in summary["records"]] == [e.record_id for e in group.entries]
+
+
+def test_a_large_listing_has_a_list_file_a_page_of_each_shown_value() -> None:
+    records = _repo_records(filters.SMALL + 150, classes=3)
+    catalog = build_catalog(records)
+    group = catalog.group_of(GroupKind.REPO, "o/r0")
+    key = facets.group_filter(group)
+    files = filters.filter_data(catalog)
+    summary = _data(files, f"g/{key}.js")
+    assert "records" not in summary
+    (klass,) = [values for name, values, _ in summary["facets"] if name == "class"]
+    value, count, name = klass[0]
+    assert (value, count) == ("C0", 117) and name == filters.value_key("C0")
+    pages = [_data(files, f"g/{key}/class-{name}-{n}.js") for n in (1, 2, 3)]
+    assert [len(p) for p in pages] == [50, 50, 17]
+    expected = [e.record_id for e in group.entries if e.error_class == "C0"]
+    assert [i for page in pages for i in page] == expected  # in the listing's order
+
+
+def test_a_large_listing_offers_its_most_common_values_and_counts_the_rest() -> None:
+    records = _repo_records(filters.SMALL + 100, classes=filters.SMALL + 100, repos=2)
+    summary = _data(filters.filter_data(build_catalog(records)), f"g/{facets.CATALOGUE}.js")
+    offered = {name: (values, hidden) for name, values, hidden in summary["facets"]}
+    values, hidden = offered["class"]
+    assert len(values) == filters.SHOWN and hidden == len(records) - filters.SHOWN
+    assert offered["repo"] == ([["o/r0", 150, filters.value_key("o/r0")],
+                                ["o/r1", 150, filters.value_key("o/r1")]], 0)
+    assert summary["showRepo"] is True
+
+
+def test_rows_show_what_the_listing_shows_and_are_where_the_hash_says() -> None:
+    records = _repo_records(100, classes=4)
+    catalog = build_catalog(records)
+    files = filters.filter_data(catalog)
+    rows = _data(files, "manifest.js")["rows"]
+    assert rows == 32  # 100 records, at most 6 a file on average
+    for entry in catalog.entries.values():
+        got = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")
+        assert got[entry.record_id] == [
+            entry.path.removesuffix(".md"), entry.message, entry.where, entry.summary,
+            entry.error_class, "io", entry.severity, "(none)", "python", entry.repo]
+
+
+def test_listing_pages_carry_the_filter_box_and_families_do_not() -> None:
+    records = [record("a", repo="x/y", error_message="boom", tags=("t",)),
+               record("b", repo="z/w", error_message="boom", tags=("t",))]
+    catalog = build_catalog(records)
+    for kind in (GroupKind.REPO, GroupKind.TAG, GroupKind.CATEGORY):
+        for group in catalog.groups[kind].values():
+            page = render_group(group)[0].content
+            key = facets.group_filter(group)
+            marker = f'<div class="errdocs-filter" data-errdocs-filter="{key}" hidden></div>'
+            assert marker in page
+            assert page.index(marker) < page.index('<div class="errdocs-rows"')
+    for group in catalog.groups[GroupKind.FAMILY].values():
+        assert "errdocs-filter" not in render_group(group)[0].content
+    assert 'data-errdocs-filter="all" hidden' in render_home(catalog).content
+
+
+def test_one_filter_action_downloads_little_and_no_file_is_large() -> None:
+    """Skewed data (a few large repositories, common classes, many rare ones): for every
+    listing, facet and value, the files of its first page of results."""
+    rng = random.Random(7)
+    records = [record(f"{n:x}", repo=f"o/r{min(int(rng.paretovariate(1.2)), 40)}",
+                      slug=f"s{n}", error_message=f"message {n} " + "word " * rng.randint(2, 30),
+                      error_class=f"E{min(int(rng.paretovariate(0.8)), 400)}",
+                      severity=rng.choice(("error", "warning", "fatal")),
+                      handling_strategy=rng.choice(("retry", "fail-fast", None)),
+                      tags=tuple(f"t{rng.randint(0, 60)}" for _ in range(3)),
+                      file_path=f"src/{'deep/' * rng.randint(0, 6)}m{n}.py", line_number=n,
+                      documentation="It fails. " * rng.randint(1, 20)) for n in range(3000)]
+    catalog = build_catalog(records)
+    files = filters.filter_data(catalog)
+    size = {f.path: len(f.content.encode()) for f in files}
+    assert max(size.values()) < 60_000
+    rows = filters.row_file_count(len(records))
+    listings = [(facets.CATALOGUE, sorted(catalog.entries.values(), key=lambda e: e.sort_key))]
+    listings += [(facets.group_filter(g), g.entries) for kind in facets.FILTERED
+                 for g in catalog.groups[kind].values()]
+    worst = 0
+    for key, entries in listings:
+        summary = _data(files, f"g/{key}.js")
+        for name, values, _ in summary["facets"]:
+            param = next(p for p in filters.PARAMS if p.name == name)
+            for value in values:
+                paths = filters.action_files(key, entries, param, value[0], rows)
+                worst = max(worst, sum(size[p] for p in paths))
+    assert 20_000 < worst < 200_000
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_TEXT, _TEXT, _TEXT), min_size=1, max_size=6))
+def test_record_text_reaches_the_data_as_json_strings_only(texts: list) -> None:
+    """Quotes, ``</script>``, line separators, anything: each file is one call with JSON
+    (ASCII only), which gives back the very values."""
+    records = [record(f"{n}\"</script>", slug=f"s{n}", error_message=message + "<script>",
+                      error_class=klass, file_path=path, line_number=1)
+               for n, (message, klass, path) in enumerate(texts)]
+    catalog = build_catalog(records)
+    files = filters.filter_data(catalog)
+    assert all(f.content.isascii() and _SCRIPT.match(f.content) for f in files)
+    assert all(re.fullmatch(r"[a-z0-9/.-]+", f.path) for f in files)  # no text in a path
+    rows = filters.row_file_count(len(records))
+    for entry in catalog.entries.values():
+        row = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")[entry.record_id]
+        assert row[1] == " ".join(entry.message.split()) or row[1].endswith("…")
+        assert row[4] == facets.value_of(entry, facets.CLASS)
