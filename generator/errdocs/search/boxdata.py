@@ -71,7 +71,9 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     :func:`errdocs.units.plan.render_key`)."""
     work = settings.work_dir
     hand = hand_pages(settings)
-    key = data_key(lights, catalog, code, hand, full_text, repr(settings.profile))
+    profile = settings.profile  # (sorted: a set's order changes between runs)
+    key = data_key(lights, catalog, code, hand, full_text, f"{profile.name} {profile.folder} "
+                   f"{profile.directory_urls} {profile.site_url} {sorted(profile.dropped)}")
     kept = _read(work, key)
     if kept is not None and all(os.path.isfile(settings.out_dir / p) for p, _h in kept.files):
         return kept
