@@ -2,13 +2,13 @@
 
 Both are made from every record (the lookup index files each record under its rarest words, so
 one record's message can move others between shards, and both number the records in catalogue
-order): at 20,000 records the lookup index, the two data sets and the pattern memo cost more
-than a third of a build that has nothing to do. What they read of the records is a few fields
-of each light record (id, page, repository, message, pattern, class, tags, category, what it
-means, where it was read), the hand-written pages of the nav, errdocs' code and the profile:
-their hash is the *data key*. When it is the one the files on disk were written for, the
-files are not made again: only their paths and content hashes are needed (the plan's data
-units are keyed by them).
+order): at 20,000 records the lookup index, the two data sets and the pattern memo were about a
+quarter of what a build with nothing to do prepares (bench/README.md). What they read of the
+records is a few fields of each light record (id, page, repository, message, pattern, class,
+tags, category, what it means, where it was read), the hand-written pages of the nav, errdocs'
+code and the profile: their hash is the *data key*. When it is the one the files on disk were
+written for, the files are not made again: only their paths and content hashes are needed (the
+plan's data units are keyed by them).
 
 What the files on disk were made from is a row of the catalogue (``box_data``), kept like a
 unit's stamp: removed before any of the files is rewritten and written once all of them are
