@@ -56,6 +56,7 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     from errdocs.lookup import build_index
     from errdocs.pages.render import root_pages as render_root_pages
     from errdocs.pages.write import write_changed
+    from errdocs.search.hosted import search_pages
     from errdocs.search.pastebox import site_data
     from errdocs.units.plan import plan
 
@@ -65,14 +66,14 @@ def prepare(settings: Settings, data: Path) -> list[object]:
     lookup = phase("lookup index", lambda: build_index([x.record for x in found.lights],
                                                        catalog, javascript=True))
     data_pages = phase("lookup site data", lambda: site_data(lookup))
-    search = phase("search box data", lambda: sitebuild.search_pages(
+    search = phase("search box data", lambda: search_pages(
         settings, lookup, (x.record for x in found.lights), full_text=False))
     lookup = phase("lookup index freed", lambda: None)
     root_pages = phase("root pages", lambda: render_root_pages(catalog, changes=True)
                        + data_pages.pages + search)
     generated = phase("generated paths", lambda: sitebuild._generated_paths(catalog, root_pages))
     phase("write root pages", lambda: write_changed(settings.out_dir, root_pages))
-    hand = sitebuild._hand_written(settings, generated)
+    hand = sitebuild._hand_written(settings, generated)[0]
     everything = sitebuild._global_key(settings)
     units = phase("plan", lambda: plan(found.lights, catalog, sitebuild._root_inputs(
         settings, root_pages, hand), everything))

@@ -261,7 +261,7 @@ def different(a: Path, b: Path) -> list[str]:
 
 
 def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
-            env: dict[str, str]) -> list[Result]:
+            env: dict[str, str], warm: bool = True) -> list[Result]:
     """Cold, refresh and no-op side by side, with one cold build: the cold build is of the
     changed data B and its site is kept aside; the project is then refreshed to the original
     data A and back to B (each a refresh of ``percent`` % of the records; the second is the
@@ -279,6 +279,12 @@ def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
                           env=env)
     noop = errdocs_build(n, changed, where, jobs, "errdocs no-op", cold=False, env=env)
     wrong = different(where / "site", reference)
+    print(f"N={n:<7} load average after the no-op: {_load()}", flush=True)
+    if not warm:
+        for result in (cold, again, noop):
+            print(result.line(), flush=True)
+        _refresh_summary(n, count, cold, again, noop, wrong)
+        return [cold, again, noop]
     config = where / "mkdocs.yml"  # a change to every page and no record: the warm rebuild
     config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
                                                         "site_name: errdocs (warm)", 1), "utf-8")
@@ -286,15 +292,21 @@ def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
                          env=env)
     for result in (cold, again, noop, warm):
         print(result.line(), flush=True)
-    print(f"N={n:<7} {count} records changed: refresh {again.seconds:.2f} s = "
-          f"{100 * again.seconds / cold.seconds:.1f}% of cold; no-op {noop.seconds:.2f} s = "
-          f"{100 * noop.seconds / cold.seconds:.1f}% of cold", flush=True)
-    print(f"N={n:<7} refreshed site equals a cold build's: "
-          + ("yes" if not wrong else f"NO ({len(wrong)} files differ, e.g. {wrong[:3]})"),
-          flush=True)
+    _refresh_summary(n, count, cold, again, noop, wrong)
     print(f"N={n:<7} warm rebuild after a mkdocs.yml edit: {warm.seconds:.2f} s = "
           f"{100 * warm.seconds / cold.seconds:.1f}% of cold", flush=True)
     return [cold, again, noop, warm]
+
+
+def _refresh_summary(n: int, count: int, cold: Result, again: Result, noop: Result,
+                     wrong: list[str]) -> None:
+    print(f"N={n:<7} {count} records changed: refresh {again.seconds:.2f} s = "
+          f"{100 * again.seconds / cold.seconds:.1f}% of cold; no-op {noop.seconds:.2f} s = "
+          f"{100 * noop.seconds / cold.seconds:.1f}% of cold (load average at each end: "
+          f"{cold.load}, {again.load}, {noop.load})", flush=True)
+    print(f"N={n:<7} refreshed site equals a cold build's: "
+          + ("yes" if not wrong else f"NO ({len(wrong)} files differ, e.g. {wrong[:3]})"),
+          flush=True)
 
 
 def same_tree(a: Path, b: Path) -> bool:
@@ -308,7 +320,8 @@ def same_tree(a: Path, b: Path) -> bool:
 
 
 def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, workers: bool,
-        verify: bool, keep: bool, percent: float | None = None) -> list[Result]:
+        verify: bool, keep: bool, percent: float | None = None,
+        warm: bool = True) -> list[Result]:
     data = out / "data" / f"r{n}.jsonl"
     if not data.exists():
         synth.write(n, data)
@@ -322,7 +335,7 @@ def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, work
         return result
 
     if percent is not None:
-        results += refresh(n, data, base, jobs, percent, env)
+        results += refresh(n, data, base, jobs, percent, env, warm)
         baseline = incremental = workers = False
         cold = results[0]
     else:
@@ -370,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--refresh", type=float, metavar="PERCENT",
                         help="cold build, a refresh with PERCENT %% of the records changed and "
                         "a no-op, the refreshed site compared with the cold build's (only this)")
+    parser.add_argument("--no-warm", dest="warm", action="store_false",
+                        help="with --refresh: leave out the warm rebuild after a mkdocs.yml edit")
     parser.add_argument("--keep", action="store_true", help="keep the built projects")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args(argv)
@@ -377,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}", flush=True)
     for n in (int(x) for x in args.sizes.split(",")):
         run(n, args.out, jobs=args.jobs, baseline=args.baseline, incremental=args.incremental,
-            workers=args.workers, verify=args.verify, keep=args.keep, percent=args.refresh)
+            workers=args.workers, verify=args.verify, keep=args.keep, percent=args.refresh,
+            warm=args.warm)
     return 0
 
 

@@ -18,8 +18,6 @@ from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_ver
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
-from errdocs.lookup import build_index
-from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.changes import (
     CHANGES_INDEX,
     FEED_FILE,
@@ -46,8 +44,9 @@ from errdocs.pages.write import (
 from errdocs.plugins.unit import nav_paths
 from errdocs.project import Settings, check_site_url
 from errdocs.records.problems import Problem, Severity
-from errdocs.search.hosted import search_pages
-from errdocs.search.pastebox import site_data
+from errdocs.search.boxdata import box_data
+from errdocs.search.boxdata import forget as forget_box_data
+from errdocs.search.boxdata import keep as keep_box_data
 from errdocs.search.units import build_search_unit, plan_search, searchable_pages
 from errdocs.site import journal
 from errdocs.site.lastmod import carry
@@ -74,6 +73,7 @@ from errdocs.units.plan import (
     ROOT,
     Unit,
     UnitKind,
+    file_keys,
     files_key,
     from_history,
     global_key,
@@ -348,14 +348,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     if strict and found.problems:
         raise StrictProblems(found.problems)
     catalog = build_catalog(x.record for x in found.lights)
-    memo = lookup_memo.load(work)
-    lookup = build_index([x.record for x in found.lights], catalog, javascript=True, memo=memo)
-    lookup_memo.save(memo, work)
-    del memo  # what the next build needs is on disk
-    data = site_data(lookup)  # the paste box's data files
-    search = search_pages(settings, lookup, (x.record for x in found.lights),
-                          full_text=full_text)  # the search box's
     addresses = site_addresses(settings)
+    rendering = render_key(addresses)
+    # The paste box's and the search box's data files (made again only when what they show
+    # changed: else only their paths and hashes are known, the files are on disk).
+    boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text)
     lights = found.lights
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
@@ -364,10 +361,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
-    data_files = data.pages + search + filter_data(catalog)  # the listings' filters' too
+    filters = filter_data(catalog)  # the listings' filters' data files
     resolve = resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog,
-                                 [*root_pages, home, *data_files, *resolve, *changed_pages])
+                                 [*root_pages, home, *filters, *resolve, *changed_pages])
+    generated.update(path for path, _hash in boxes.files)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
@@ -375,12 +373,17 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, [*root_pages, home, *data_files, *resolve])[0]
+    written = write_changed(settings.out_dir, [*root_pages, home, *filters, *resolve])[0]
+    if boxes.pages is not None:  # made again: the files on disk are no longer known ...
+        forget_box_data(work)
+        written += write_changed(settings.out_dir, boxes.pages)[0]
+        keep_box_data(work, boxes)  # ... until all are written
     static, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
-                 everything, data_files + static, changed_pages, resolve + past_files)
+                 everything, boxes.files + file_keys(filters + static), changed_pages,
+                 resolve + past_files)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items
@@ -393,10 +396,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                | {f"{sub}/{e.path}" for e in recent_entries(catalog)}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
-                  changes_links=tuple(sorted(listed)), render_key=render_key(addresses))
+                  changes_links=tuple(sorted(listed)), render_key=rendering)
     return _Prepared(ctx, units, generated, known, frozenset(generated - present),
-                     found.problems, len(found.lights), written, tuple(lookup.problems),
-                     data.unconverted)
+                     found.problems, len(found.lights), written, boxes.problems,
+                     boxes.unconverted)
 
 
 def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:

@@ -21,10 +21,15 @@ _H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
 def search_pages(settings: Settings, index: LookupIndex, records: Iterable[Record], *,
                  full_text: bool) -> list[Page]:
     """The search box's data files; ``full_text`` tells it a Pagefind index is there too."""
+    return search_data(index, records, hand_pages(settings), full_text=full_text)
+
+
+def hand_pages(settings: Settings) -> list[HandPage]:
+    """The hand-written pages of the nav the search box finds (those that exist)."""
     nav = nav_paths(base_config(settings.config_file).get("nav") or [])  # type: ignore[arg-type]
     hand = [hand_page(settings, path) for path in nav
             if not path.startswith(f"{settings.subtree}/") and path.endswith(".md")]
-    return search_data(index, records, [p for p in hand if p is not None], full_text=full_text)
+    return [p for p in hand if p is not None]
 
 
 def hand_page(settings: Settings, path: str) -> HandPage | None:

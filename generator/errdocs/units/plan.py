@@ -102,17 +102,27 @@ def group_pages(group: Group) -> list[str]:
     return [paging.page_path(group.path, n) for n in range(1, count + 1)]
 
 
+FileKey = tuple[str, str]
+"""A data file's path and the hash of its content (:func:`file_keys`)."""
+
+
+def file_keys(pages: Iterable[Page]) -> list[FileKey]:
+    """Each page's path and the hash of its content: what a data unit's key is made of."""
+    return [(p.path, _hash(p.content)) for p in pages]
+
+
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
-         global_key: str, data: Iterable[Page] = (), changes: Iterable[Page] = (),
+         global_key: str, data: Iterable[FileKey] = (), changes: Iterable[Page] = (),
          past: Iterable[Page] = ()) -> list[Unit]:
-    """Every unit with its key: root, then hubs, then record units, then data units, then the
-    units made from the site's history (:func:`from_history`): data units of ``past`` files
-    and the "what changed" pages' unit (when there are such pages)."""
+    """Every unit with its key: root, then hubs, then record units, then data units (of
+    ``data``, given by :func:`file_keys`: the files themselves may not have been made again),
+    then the units made from the site's history (:func:`from_history`): data units of
+    ``past`` files and the "what changed" pages' unit (when there are such pages)."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += _hub_units(catalog, global_key)
     units += _record_units(lights, catalog, global_key)
     units += _data_units(list(data), global_key)
-    units += _data_units(list(past), global_key, PAST)
+    units += _data_units(file_keys(past), global_key, PAST)
     keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
     if keys:  # a few pages, apart from the root: a new version does not rebuild the root
         units.append(Unit(CHANGES, UnitKind.CHANGES, tuple(k[0] for k in keys),
@@ -126,15 +136,15 @@ def from_history(unit: Unit) -> bool:
     return unit.kind is UnitKind.CHANGES or unit.name.startswith(f"{PAST}-")
 
 
-def _data_units(files: list[Page], global_key: str, prefix: str = "data") -> list[Unit]:
+def _data_units(files: list[FileKey], global_key: str, prefix: str = "data") -> list[Unit]:
     count = unit_count(len(files), DATA_UNIT_FILES)
-    members: list[list[Page]] = [[] for _ in range(count)]
+    members: list[list[FileKey]] = [[] for _ in range(count)]
     for file in files:
-        members[bucket(file.path, count)].append(file)
+        members[bucket(file[0], count)].append(file)
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple(sorted((f.path, _hash(f.content)) for f in chosen))
+            keys = tuple(sorted(chosen))
             units.append(Unit(f"{prefix}-{number:04d}", UnitKind.DATA, tuple(k[0] for k in keys),
                               _unit_key(global_key, keys), keys))
     return units

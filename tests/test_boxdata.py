@@ -1,0 +1,130 @@
+"""The paste box's and the search box's data are made again only when what they show changed
+(:mod:`errdocs.search.boxdata`): a build with nothing to do, or a change to what the boxes do
+not show, makes no lookup index; a change to what they show, a lost row, a missing file or a
+build stopped between rewriting the files and keeping the row makes them again; and the site
+is a cold build's each time."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from errdocs.build import build_sharded
+from errdocs.project import load_settings
+from errdocs.search import boxdata
+
+from .conftest import ROOT
+from .helpers import cold_site, site_tree
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def indexed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many lookup indexes the builds made (one when the data are made again)."""
+    made: list[int] = []
+    real = boxdata.build_index
+
+    def counted(*args: object, **kwargs: object) -> object:
+        made.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(boxdata, "build_index", counted)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    return made
+
+
+def _build(project: Path, data: Path) -> None:
+    build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=1, show_progress=False)
+
+
+def _change(data: Path, number: int, field: str, text: str) -> None:
+    """Put ``text`` in front of the ``field`` of the ``number``-th record."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    value = json.loads(lines[number])
+    value["record"][field] = text + value["record"][field]
+    lines[number] = json.dumps(value, ensure_ascii=False) + "\n"
+    data.write_text("".join(lines), "utf-8")
+
+
+def _data_files(project: Path) -> dict[str, bytes]:
+    tree = site_tree(project / "docs" / "errors" / "assets")
+    return {name: text for name, text in tree.items() if name.startswith(("lookup/", "search/"))}
+
+
+def test_nothing_the_boxes_show_changed_makes_no_index(tmp_path: Path, project: Path,
+                                                       indexed: list[int]) -> None:
+    data = synth.write(10, tmp_path / "data.jsonl", seed=21)
+    _build(project, data)
+    assert len(indexed) == 1
+    before = _data_files(project)
+    _build(project, data)  # nothing changed
+    _change(data, 3, "exampleFix", "# refreshed\n")  # a change the boxes do not show
+    _build(project, data)
+    assert len(indexed) == 1
+    assert _data_files(project) == before
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def test_a_changed_message_makes_the_data_again(tmp_path: Path, project: Path,
+                                                indexed: list[int]) -> None:
+    data = synth.write(10, tmp_path / "data.jsonl", seed=22)
+    _build(project, data)
+    before = _data_files(project)
+    _change(data, 5, "errorMessage", "Quokka overflow in ")
+    _build(project, data)
+    assert len(indexed) == 2
+    after = _data_files(project)
+    assert after != before and any(b"quokka" in text for text in after.values())
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def test_a_lost_row_or_a_missing_file_makes_the_data_again(tmp_path: Path, project: Path,
+                                                           indexed: list[int]) -> None:
+    data = synth.write(10, tmp_path / "data.jsonl", seed=23)
+    _build(project, data)
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        db.execute("DELETE FROM box_data")
+    _build(project, data)
+    assert len(indexed) == 2
+    (project / "docs" / "errors" / "assets" / "search" / "manifest.js").unlink()
+    _build(project, data)
+    assert len(indexed) == 3
+    assert (project / "docs" / "errors" / "assets" / "search" / "manifest.js").is_file()
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
+        tmp_path: Path, project: Path, indexed: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dataset A built; a build of B rewrites the data files and stops before keeping its
+    row (a kill, a full disk); the next build of A must not take B's files for A's."""
+    first = synth.write(10, tmp_path / "a.jsonl", seed=24)
+    second = tmp_path / "b.jsonl"
+    second.write_bytes(first.read_bytes())
+    _change(second, 2, "errorMessage", "Wombat refused ")
+    _build(project, first)
+    site_a = site_tree(project / "site")
+
+    def stopped(work: Path, data: boxdata.BoxData) -> None:
+        raise OSError(28, "No space left on device", str(work / "catalog.sqlite"))
+
+    monkeypatch.setattr("errdocs.build.keep_box_data", stopped)
+    with pytest.raises(OSError):
+        _build(project, second)
+    assert any(b"wombat" in text for text in _data_files(project).values())
+    assert site_tree(project / "site") == site_a  # the previous site, as it was
+    monkeypatch.undo()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    _build(project, first)
+    assert not any(b"wombat" in text for text in _data_files(project).values())
+    assert site_tree(project / "site") == site_a
+    assert site_tree(project / "site") == cold_site(project, first, tmp_path / "cold")
+
