@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from errdocs import build
 from errdocs.build import build_sharded
 from errdocs.project import load_settings
 from errdocs.search import boxdata
@@ -113,7 +114,7 @@ def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
     _build(project, first)
     site_a = site_tree(project / "site")
 
-    def stopped(work: Path, data: boxdata.BoxData) -> None:
+    def stopped(work: Path, data: boxdata.BoxData, row: str = boxdata.BOXES) -> None:
         raise OSError(28, "No space left on device", str(work / "catalog.sqlite"))
 
     monkeypatch.setattr("errdocs.build.keep_box_data", stopped)
@@ -128,3 +129,32 @@ def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
     assert site_tree(project / "site") == site_a
     assert site_tree(project / "site") == cold_site(project, first, tmp_path / "cold")
 
+
+
+def test_the_filter_data_are_made_again_only_when_a_record_changed(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listings' filter data (every record's row, every listing's values) are made from
+    the light records alone: a build with nothing to do makes none; a changed file path (which
+    a filtered row shows, and the boxes do not) or a lost filter file makes them again."""
+    made: list[int] = []
+    real = build.filter_data
+
+    def counted(*args: object, **kwargs: object) -> object:
+        made.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "filter_data", counted)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    data = synth.write(10, tmp_path / "data.jsonl", seed=25)
+    _build(project, data)
+    _build(project, data)
+    assert len(made) == 1
+    _change(data, 4, "filePath", "moved/")
+    _build(project, data)
+    assert len(made) == 2
+    rows = project / "docs" / "errors" / "assets" / "filter" / "r"
+    assert any(b"moved/" in p.read_bytes() for p in rows.iterdir())
+    next(rows.iterdir()).unlink()
+    _build(project, data)
+    assert len(made) == 3
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")

@@ -44,7 +44,7 @@ from errdocs.pages.write import (
 from errdocs.plugins.unit import nav_paths
 from errdocs.project import Settings, check_site_url
 from errdocs.records.problems import Problem, Severity
-from errdocs.search.boxdata import box_data
+from errdocs.search.boxdata import BOXES, FILTERS, box_data, filter_files
 from errdocs.search.boxdata import forget as forget_box_data
 from errdocs.search.boxdata import keep as keep_box_data
 from errdocs.search.units import build_search_unit, plan_search, searchable_pages
@@ -361,11 +361,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
-    filters = filter_data(catalog)  # the listings' filters' data files
+    # The listings' filters' data files (made again only when a light record changed).
+    filters = filter_files(settings, lights, rendering, lambda: filter_data(catalog))
     resolve = resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog,
-                                 [*root_pages, home, *filters, *resolve, *changed_pages])
-    generated.update(path for path, _hash in boxes.files)
+    generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
+    generated.update(path for path, _hash in boxes.files + filters.files)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
@@ -373,16 +373,17 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, [*root_pages, home, *filters, *resolve])[0]
-    if boxes.pages is not None:  # made again: the files on disk are no longer known ...
-        forget_box_data(work)
-        written += write_changed(settings.out_dir, boxes.pages)[0]
-        keep_box_data(work, boxes)  # ... until all are written
+    written = write_changed(settings.out_dir, [*root_pages, home, *resolve])[0]
+    for data, row in ((boxes, BOXES), (filters, FILTERS)):
+        if data.pages is not None:  # made again: the files on disk are no longer known ...
+            forget_box_data(work, row)
+            written += write_changed(settings.out_dir, data.pages)[0]
+            keep_box_data(work, data, row)  # ... until all are written
     static, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
-                 everything, boxes.files + file_keys(filters + static), changed_pages,
+                 everything, boxes.files + filters.files + file_keys(static), changed_pages,
                  resolve + past_files)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions

@@ -22,7 +22,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +43,10 @@ _TABLE = """CREATE TABLE IF NOT EXISTS box_data (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, files TEXT NOT NULL, problems TEXT NOT NULL,
     unconverted INTEGER NOT NULL) WITHOUT ROWID"""
 _ROW = "site"
+BOXES = _ROW
+"""The row of the paste box's and the search box's data."""
+FILTERS = "filters"
+"""The row of the listings' filter data (:func:`filter_files`), kept the same way."""
 
 
 @dataclass(frozen=True)
@@ -71,11 +75,9 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     :func:`errdocs.units.plan.render_key`)."""
     work = settings.work_dir
     hand = hand_pages(settings)
-    profile = settings.profile  # (sorted: a set's order changes between runs)
-    key = data_key(lights, catalog, code, hand, full_text, f"{profile.name} {profile.folder} "
-                   f"{profile.directory_urls} {profile.site_url} {sorted(profile.dropped)}")
+    key = data_key(lights, catalog, code, hand, full_text, _profile(settings))
     kept = _read(work, key)
-    if kept is not None and all(os.path.isfile(settings.out_dir / p) for p, _h in kept.files):
+    if kept is not None and _all_there(settings, kept):
         return kept
     memo = lookup_memo.load(work)
     lookup = build_index([x.record for x in lights], catalog, javascript=True, memo=memo)
@@ -105,17 +107,43 @@ def data_key(lights: Iterable[Light], catalog: Catalog, code: str, hand: Iterabl
     return digest.hexdigest()
 
 
-def forget(work: Path) -> None:
+def filter_files(settings: Settings, lights: Sequence[Light], code: str,
+                 make: Callable[[], list[Page]]) -> BoxData:
+    """The listings' filter data (``make``), made again only when a light record changed: the
+    catalogue they are made from is made from the light records alone, so a hash of every
+    field of every one of them (and of errdocs' code and the profile) is their data key."""
+    digest = hashlib.sha256(f"{code}\0{_profile(settings)}".encode())
+    for light in lights:
+        digest.update(repr(light.record).encode() + b"\1")
+    key = digest.hexdigest()
+    kept = _read(settings.work_dir, key, FILTERS)
+    if kept is not None and _all_there(settings, kept):
+        return kept
+    pages = make()
+    return BoxData(key, file_keys(pages), pages, (), 0)
+
+
+def _profile(settings: Settings) -> str:
+    profile = settings.profile  # (sorted: a set's order changes between runs)
+    return (f"{profile.name} {profile.folder} {profile.directory_urls} {profile.site_url} "
+            f"{sorted(profile.dropped)}")
+
+
+def _all_there(settings: Settings, data: BoxData) -> bool:
+    return all(os.path.isfile(settings.out_dir / p) for p, _h in data.files)
+
+
+def forget(work: Path, name: str = _ROW) -> None:
     """Before any data file is rewritten: the files on disk are no longer known."""
     with Catalogue(work) as catalogue, catalogue.writing():
         db = catalogue.db
         assert db is not None
         db.execute(_TABLE)
-        db.execute("DELETE FROM box_data WHERE name = ?", (_ROW,))
+        db.execute("DELETE FROM box_data WHERE name = ?", (name,))
         catalogue.commit(prune=False)
 
 
-def keep(work: Path, data: BoxData) -> None:
+def keep(work: Path, data: BoxData, name: str = _ROW) -> None:
     """Once every data file is written: they are the ones ``data.key`` gives."""
     problems = [[p.path, p.line, p.message, p.record_id, p.field, p.severity.value]
                 for p in data.problems]
@@ -124,19 +152,19 @@ def keep(work: Path, data: BoxData) -> None:
         assert db is not None
         db.execute(_TABLE)
         db.execute("INSERT OR REPLACE INTO box_data VALUES (?, ?, ?, ?, ?)",
-                   (_ROW, data.key, json.dumps(data.files), json.dumps(problems),
+                   (name, data.key, json.dumps(data.files), json.dumps(problems),
                     data.unconverted))
         catalogue.commit(prune=False)
 
 
-def _read(work: Path, key: str) -> BoxData | None:
+def _read(work: Path, key: str, name: str = _ROW) -> BoxData | None:
     """The row, when the files on disk were made for ``key``."""
     try:
         with Catalogue(work, keep=False) as catalogue:
             db = catalogue.db
             row = None if db is None else db.execute(
                 "SELECT key, files, problems, unconverted FROM box_data WHERE name = ?",
-                (_ROW,)).fetchone()
+                (name,)).fetchone()
     except sqlite3.OperationalError:  # no table yet
         return None
     if row is None or row[0] != key:
