@@ -27,19 +27,24 @@ import synth
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def indexed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many lookup indexes the builds made (one when the data are made again)."""
+def _counted(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """How many times the builds call ``module.name`` (one entry a call)."""
     made: list[int] = []
-    real = boxdata.build_index
+    real = getattr(module, name)
 
     def counted(*args: object, **kwargs: object) -> object:
         made.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(boxdata, "build_index", counted)
+    monkeypatch.setattr(module, name, counted)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     return made
+
+
+@pytest.fixture
+def indexed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many lookup indexes the builds made (one when the data are made again)."""
+    return _counted(monkeypatch, boxdata, "build_index")
 
 
 def _build(project: Path, data: Path) -> None:
@@ -136,15 +141,7 @@ def test_the_filter_data_are_made_again_only_when_a_record_changed(
     """The listings' filter data (every record's row, every listing's values) are made from
     the light records alone: a build with nothing to do makes none; a changed file path (which
     a filtered row shows, and the boxes do not) or a lost filter file makes them again."""
-    made: list[int] = []
-    real = build.filter_data
-
-    def counted(*args: object, **kwargs: object) -> object:
-        made.append(1)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(build, "filter_data", counted)
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    made = _counted(monkeypatch, build, "filter_data")
     data = synth.write(10, tmp_path / "data.jsonl", seed=25)
     _build(project, data)
     _build(project, data)
