@@ -57,6 +57,16 @@ def test_bundle_pages_load_nothing_from_the_network(bundle_zip: Path, tmp_path: 
     assert search.startswith("__errdocsLookup(")  # a script: it loads from file://
 
 
+def test_bundle_has_no_opensearch_description(bundle_zip: Path, tmp_path: Path) -> None:
+    """OpenSearch cannot work from file:// (and its template needs the hosted site's
+    address): the bundle neither holds ``opensearch.xml`` nor links one."""
+    assert not [n for n in _names(bundle_zip) if n.endswith("opensearch.xml")]
+    folder = sites.unzip(bundle_zip, tmp_path)
+    pages = html_pages(folder)
+    assert len(pages) > 100
+    assert not [p for p in pages if 'rel="search"' in p.read_text("utf-8")]
+
+
 def test_bundle_command_filters_and_reports(project: Path,
                                             tmp_path_factory: pytest.TempPathFactory) -> None:
     out = tmp_path_factory.mktemp("zips") / "out" / "sglang validation.zip"

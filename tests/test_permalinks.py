@@ -394,6 +394,31 @@ def test_the_feed_is_valid_atom_bounded_and_newest_first() -> None:
     assert root.findtext("a:updated", namespaces=ns) == "2026-01-02T00:00:00Z"
 
 
+# -- OpenSearch -------------------------------------------------------------------------------
+
+def _opensearch(site_url: str | None) -> str:
+    """``overrides/opensearch.xml`` as MkDocs renders it (a static template)."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "overrides"))
+    return env.get_template("opensearch.xml").render(
+        config={"site_url": site_url, "site_name": "errdocs <&>"})
+
+
+def test_the_opensearch_description_exists_only_with_the_sites_address() -> None:
+    """A browser needs an absolute template and reads the description only from a site it
+    visits over HTTP(S): without ``site_url`` (the offline bundle, a site built without an
+    address) the template renders empty, and MkDocs writes no file for an empty template."""
+    text = _opensearch("https://errors.example.org/docs/")
+    assert text.startswith("<?xml ")  # nothing before the declaration
+    root = ET.fromstring(text.encode("utf-8"))
+    ns = {"o": "http://a9.com/-/spec/opensearch/1.1/"}
+    assert root.find("o:Url", ns).get("template") == (
+        "https://errors.example.org/docs/?q={searchTerms}")
+    assert root.findtext("o:ShortName", namespaces=ns) == "errdocs <&>"
+    assert _opensearch(None).strip() == "" and _opensearch("").strip() == ""
+
+
 # -- Commands ---------------------------------------------------------------------------------
 
 def test_the_schema_command_prints_the_schema(project: Path) -> None:
