@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from errdocs.catalog.history import (
+    LIST_LIMIT,
     History,
     HistoryError,
     Listed,
@@ -300,6 +301,26 @@ def test_two_versions_count_what_was_added_changed_and_removed(tmp_path: Path) -
     assert second.old_paths == (("o/r/a.md", "a"), ("o/r/c.md", "c"))
     assert [v.name for v in second.versions] == ["v2", "v1"]
     assert second.versions[1] == first.current  # an older version stays as it was
+
+
+def test_a_versions_lists_are_bounded_and_its_page_says_how_many_more(tmp_path: Path) -> None:
+    """A version that adds, changes and removes more than LIST_LIMIT records lists that many
+    of each (its counts stay whole) and says how many it left out."""
+    many = 2 * LIST_LIMIT + 30
+    _update(tmp_path, "v1", _seen(*((f"r{n:03}", b"1", f"o/r/{n}.md") for n in range(many))))
+    second = _update(tmp_path, "v2", _seen(
+        *((f"r{n:03}", b"2", f"o/r/{n}.md") for n in range(LIST_LIMIT + 10)),  # changed
+        *((f"new{n:03}", b"1", f"o/r/new{n}.md") for n in range(LIST_LIMIT + 20))))
+    v2 = second.current
+    assert (v2.added, v2.changed, v2.removed) == (LIST_LIMIT + 20, LIST_LIMIT + 10,
+                                                  many - LIST_LIMIT - 10)
+    assert {kind: len(items) for kind, items in v2.lists.items()} == dict.fromkeys(
+        ("added", "changed", "removed"), LIST_LIMIT)
+    page = next(p for p in changes.changes_pages(second, build_catalog([]), SITE, 10)
+                if p.path == changes.changes_path("v2")).content
+    assert page.count("\n- ") == 3 * LIST_LIMIT
+    more = [int(n) for n in re.findall(r"…and (\d+) more\.", page)]
+    assert more == [20, 10, many - 2 * LIST_LIMIT - 10]  # added, changed, removed
 
 
 def test_a_rebuild_of_the_same_version_amends_it_and_a_failed_build_changes_nothing(
