@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 from mkdocs.utils.meta import get_data
 
@@ -23,6 +24,7 @@ from errdocs.build import build_sharded
 from errdocs.catalog.history import HISTORY_FILE
 from errdocs.catalog.model import build_catalog
 from errdocs.catalog.paths import exact_segment
+from errdocs.cli import main
 from errdocs.pages.changes import changes_path
 from errdocs.pages.exports import every_export
 from errdocs.pages.permalinks import Addresses
@@ -277,11 +279,29 @@ def test_two_versions_in_turn_and_a_cold_build_with_the_first_history(
     assert _undated(cold_site) == _undated(warm_site)
     assert cold_site.keys() == warm_site.keys()
     assert _tree(cold / "docs" / "errors") == _tree(project / "docs" / "errors")
+    # The history is the project's state (.errdocs/), not the site folder's: a site folder
+    # deleted is built again with it, as it was.
+    shutil.rmtree(site)
+    _build(project, v2)
+    assert _undated(_tree(site)) == _undated(warm_site)
 
-    _build(project, _write(tmp_path / "v3.jsonl", _version_of(
-        [json.dumps(v) for v in second], "2026-03-01T00:00:00Z")), keep_versions=1)
+    v3 = _write(tmp_path / "v3.jsonl", _version_of([json.dumps(v) for v in second],
+                                                   "2026-03-01T00:00:00Z"))
+    _build(project, v3, keep_versions=1)
     assert not any((site / "id" / exact_segment(r["id"])).exists() for r in removed)
     assert not any(p.exists() for p in removed_pages)
     assert _target(site, old_page).is_file()  # a moved record's old address still redirects
     assert sorted(p.name for p in (site / "errors" / "changes").iterdir()) == [
         exact_segment("2026-03-01T00:00:00Z"), "index.html"]
+    assert _description(project, "2026-03-01T00:00:00Z") == (
+        "0 errors added, 0 errors changed, 0 errors removed.")  # a new name alone
+
+    # Only an explicit reset starts the history anew: the version's records all count as
+    # added, and the address the moved record left is forgotten.
+    reset = CliRunner().invoke(main, ["build", "-f", str(project / "mkdocs.yml"), "--site-url",
+                                      SITE_URL, "--keep-versions", "1", "--reset-history",
+                                      str(v3)])
+    assert reset.exit_code == 0, reset.output
+    assert _description(project, "2026-03-01T00:00:00Z") == (
+        f"{len(second)} errors added, 0 errors changed, 0 errors removed.")
+    assert not old_page.exists()
