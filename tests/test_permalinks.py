@@ -230,7 +230,7 @@ def _html_text(page: str, tag: str) -> str:
 
 def test_record_text_never_becomes_markup_in_a_removed_page() -> None:
     removed = Removed("<id>", HOSTILE_TEXT, "o/<r>", "v<1>", "errors/o/r/", None)
-    page = removed_page("id/x/index.html", removed, SITE)
+    page = removed_page("id/x/index.html", removed, SITE, site_name='Err"docs <&>')
     parser = _Texts()
     parser.feed(page)
     assert set(parser.tags) <= {"html", "head", "meta", "link", "title", "style", "body", "main",
@@ -238,6 +238,12 @@ def test_record_text_never_becomes_markup_in_a_removed_page() -> None:
     assert parser.tags.count("a") == 2  # the repository and the catalogue
     assert '<meta name="robots" content="noindex">' in page
     assert "Removed: " + HOSTILE_TEXT[:200] == _html_text(page, "title")
+    # The site's search, as every page of the site links it; a site without an address
+    # has no OpenSearch description to link.
+    assert ('<link rel="search" type="application/opensearchdescription+xml" '
+            'title="Err&quot;docs &lt;&amp;&gt;" href="../../opensearch.xml">') in page
+    assert 'rel="search"' not in removed_page("id/x/index.html", removed, Addresses(),
+                                              site_name="errdocs")
 
 
 def test_index_pages_are_bounded_and_list_every_record_once() -> None:
@@ -542,7 +548,7 @@ def test_a_removed_page_links_the_same_error_in_other_repositories() -> None:
     gone = changes.Gone("c", "o/three/x.md", "Unknown mode: {mode}", "o/three", "v2")
     snapshot = Snapshot(_version(2, "v2", "added", 0), (_version(2, "v2", "added", 0),), (gone,),
                         ())
-    [page] = changes.left_pages(snapshot, catalog, SITE)
+    [page] = changes.left_pages(snapshot, catalog, SITE, "errdocs")
     assert page.path == "id/c/index.html"
     assert f'href="../../{url}"' in page.content  # and the repositories' list: o/three has none
     assert 'href="../../errors/repos/"' in page.content

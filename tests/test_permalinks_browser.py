@@ -167,7 +167,8 @@ def test_screenshots_of_what_changed_and_of_a_removed_page(
                       "errors/changes/2026-09-30/")
     file = tmp_path / "id" / "x" / "index.html"
     file.parent.mkdir(parents=True)
-    file.write_text(removed_page("id/x/index.html", removed, Addresses()), "utf-8")
+    file.write_text(removed_page("id/x/index.html", removed, Addresses(),
+                                 site_name="errdocs"), "utf-8")
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)  # type: ignore[attr-defined]
         page.goto(file.as_uri())  # type: ignore[attr-defined]

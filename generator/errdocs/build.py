@@ -473,7 +473,7 @@ def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
     files += index_files((IndexEntry(x.record.id, x.record.error_message,
                                      catalog.entries[x.record.id].path) for x in lights),
                          addresses)
-    past = left_pages(snapshot, catalog, addresses)
+    past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
     return files, past
 

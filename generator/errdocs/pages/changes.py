@@ -231,16 +231,20 @@ def _cut(message: str) -> str:
     return flat if len(flat) <= LIST_CHARS else flat[:LIST_CHARS] + "…"
 
 
-def left_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses) -> list[Page]:
+def left_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses,
+               site_name: str) -> list[Page]:
     """The files at addresses records left, paths relative to the site's root: ``/id/<id>/``
     of each removed record, and each address a record had (a redirect to its page, or its
-    "removed" page)."""
+    "removed" page). ``site_name`` names the site's search in "removed" pages."""
     gone = {g.id: g for g in snapshot.gone}
     live_pages = {e.path for e in catalog.entries.values()}
     kept = {v.name for v in snapshot.versions}
-    pages = [Page(id_file(g.id), removed_page(id_file(g.id), _removed(g, catalog, addresses,
-                                                                       kept), addresses))
-             for g in snapshot.gone]
+
+    def removed(where: str, record: Gone) -> Page:
+        return Page(where, removed_page(where, _removed(record, catalog, addresses, kept),
+                                        addresses, site_name=site_name))
+
+    pages = [removed(id_file(g.id), g) for g in snapshot.gone]
     for path, record_id in snapshot.old_paths:
         if path in live_pages:
             continue
@@ -250,8 +254,7 @@ def left_pages(snapshot: Snapshot, catalog: Catalog, addresses: Addresses) -> li
             pages.append(Page(where, redirect_page(where, addresses.page_url(entry.path),
                                                    entry.message, addresses)))
         elif record_id in gone:
-            removed = _removed(gone[record_id], catalog, addresses, kept)
-            pages.append(Page(where, removed_page(where, removed, addresses)))
+            pages.append(removed(where, gone[record_id]))
     return pages
 
 

@@ -119,8 +119,10 @@ class Removed:
     """The page of the same error in other repositories, when there is one."""
 
 
-def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> str:
-    """A small ``noindex`` page saying the record left the dataset, and where to go instead."""
+def removed_page(source_file: str, removed: Removed, addresses: Addresses, *,
+                 site_name: str) -> str:
+    """A small ``noindex`` page saying the record left the dataset, and where to go instead
+    (the site's search too: ``site_name`` names it)."""
     def link(url: str, text: str) -> str:
         return f'<a href="{_attr(relative_url(source_file, url))}">{text}</a>'
 
@@ -134,6 +136,7 @@ def removed_page(source_file: str, removed: Removed, addresses: Addresses) -> st
     return (f'<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"{_VIEWPORT}{_icon(source_file)}<title>Removed: {_text(removed.message)}</title>\n"
             f'<meta name="robots" content="noindex">\n'
+            f"{_search(source_file, addresses, site_name)}"
             f"<style>{_STYLE}</style>\n"
             f"</head>\n<body>\n<main>\n"
             f"<h1>Removed in {_text(removed.version)}</h1>\n"
@@ -152,6 +155,20 @@ def _icon(source_file: str) -> str:
     """The site's icon: without one a browser asks for ``/favicon.ico``, which a site has not
     (a 404 in the console of a page that only passes the reader on)."""
     return f'<link rel="icon" href="{_attr(relative_url(source_file, FAVICON))}">\n'
+
+
+OPENSEARCH = "opensearch.xml"
+"""The site's OpenSearch description (``overrides/opensearch.xml``), which MkDocs writes only
+when the site's address is known."""
+
+
+def _search(source_file: str, addresses: Addresses, site_name: str) -> str:
+    """The link to the site's OpenSearch description, as every MkDocs page has it
+    (``overrides/main.html``): only when the site's address is known (else there is none)."""
+    if not addresses.site_url:
+        return ""
+    return (f'<link rel="search" type="application/opensearchdescription+xml" '
+            f'title="{_attr(site_name)}" href="{_attr(relative_url(source_file, OPENSEARCH))}">\n')
 
 
 _VIEWPORT = '<meta name="viewport" content="width=device-width,initial-scale=1">\n'
