@@ -288,14 +288,14 @@ def refresh(n: int, data: Path, base: Path, jobs: int, percent: float,
     config = where / "mkdocs.yml"  # a change to every page and no record: the warm rebuild
     config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
                                                         "site_name: errdocs (warm)", 1), "utf-8")
-    warm = errdocs_build(n, changed, where, jobs, "errdocs warm (mkdocs.yml)", cold=False,
-                         env=env)
-    for result in (cold, again, noop, warm):
+    rebuilt = errdocs_build(n, changed, where, jobs, "errdocs warm (mkdocs.yml)", cold=False,
+                            env=env)
+    for result in (cold, again, noop, rebuilt):
         print(result.line(), flush=True)
     _refresh_summary(n, count, cold, again, noop, wrong)
-    print(f"N={n:<7} warm rebuild after a mkdocs.yml edit: {warm.seconds:.2f} s = "
-          f"{100 * warm.seconds / cold.seconds:.1f}% of cold", flush=True)
-    return [cold, again, noop, warm]
+    print(f"N={n:<7} warm rebuild after a mkdocs.yml edit: {rebuilt.seconds:.2f} s = "
+          f"{100 * rebuilt.seconds / cold.seconds:.1f}% of cold", flush=True)
+    return [cold, again, noop, rebuilt]
 
 
 def _refresh_summary(n: int, count: int, cold: Result, again: Result, noop: Result,

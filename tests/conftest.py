@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
@@ -20,7 +21,19 @@ except ImportError:  # these modules import Playwright at the top; every other t
                       "test_permalinks_browser.py", "test_record_page_browser.py",
                       "test_related_browser.py"]  # test_collect.py checks the list
 
+if TYPE_CHECKING:  # only the browser fixture starts Playwright
+    from playwright.sync_api import Browser
+
 __all__ = ["ROOT", "SAMPLE", "copy_project"]  # shared with the tests that import them from here
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, headless, one per test module (never a downloaded browser)."""
+    if not sites.CHROMIUM.exists():
+        pytest.skip("Chromium is not installed (.ci/run installs it)")
+    with sites.chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -96,7 +96,7 @@ def install(plan: Plan) -> None:
     def connect(database: Any, *args: Any, **kw: Any) -> sqlite3.Connection:
         kw.setdefault("factory", _Counted)
         connection = real_connect(database, *args, **kw)
-        connection.database = str(database)  # type: ignore[attr-defined]
+        connection.database = str(database)
         return connection
 
     sqlite3.connect = connect  # type: ignore[assignment]
@@ -112,7 +112,7 @@ class _Counted(sqlite3.Connection):
 
     database = ""
 
-    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         if sql.strip().upper().startswith(("COMMIT", "END")):
             _count_commit(self.database)
         return super().execute(sql, *args)
@@ -139,7 +139,7 @@ def _count_commit(database: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     name, message = _SQLITE_ERRORS[plan.action]
     error = sqlite3.OperationalError(message)
-    error.sqlite_errorname = name  # type: ignore[attr-defined]
+    error.sqlite_errorname = name
     raise error
 
 
@@ -307,4 +307,4 @@ def run_forked(command: Callable[[], object], plan: Plan | None, scratch: Path) 
     _pid, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     calls = [tuple(c) for c in json.loads(log.read_text())] if log.is_file() else []
-    return Outcome(code, out.read_text(), err.read_text(), calls)  # type: ignore[arg-type]
+    return Outcome(code, out.read_text(), err.read_text(), calls)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,3 +83,20 @@ def cold_site(project: Path, data: Path, fresh: Path) -> dict[str, bytes]:
     shutil.copy(project / "mkdocs.yml", fresh / "mkdocs.yml")
     build_sharded(load_settings(fresh / "mkdocs.yml"), [data], jobs=1, show_progress=False)
     return site_tree(fresh / "site")
+
+
+def xml_attribute(parent: ET.Element, path: str, name: str, namespaces: dict[str, str]) -> str:
+    """The attribute ``name`` of the first element at ``path`` under ``parent``; a missing
+    element or attribute fails the test with what was looked for."""
+    element = parent.find(path, namespaces)
+    assert element is not None, f"no {path} in <{parent.tag}>"
+    value = element.get(name)
+    assert value is not None, f"<{element.tag}> has no {name}"
+    return value
+
+
+def xml_text(parent: ET.Element, path: str, namespaces: dict[str, str]) -> str:
+    """The text of the first element at ``path`` under ``parent`` (it must be there)."""
+    text = parent.findtext(path, namespaces=namespaces)
+    assert text is not None, f"no {path} in <{parent.tag}>"
+    return text

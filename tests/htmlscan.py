@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 
@@ -21,7 +22,7 @@ class Scan:
     """<meta> content by name or property."""
     canonical: str | None = None
     """<link rel=canonical>."""
-    json_ld: list[object] = field(default_factory=list)
+    json_ld: list[Any] = field(default_factory=list)
     """Parsed ``application/ld+json`` scripts."""
     scripts: list[str] = field(default_factory=list)
     """The type of every <script> ('' for classic scripts)."""

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,8 +21,8 @@ needs_node = pytest.mark.skipif(NODE is None,
                                 reason="Node.js is not installed (.ci/run installs it)")
 
 
-def run_node(request: dict) -> object:
-    """Send ``request`` to the runner; its JSON answer."""
+def run_node(request: dict) -> Any:
+    """Send ``request`` to the runner; its JSON answer (any JSON value: the request says which)."""
     assert NODE is not None
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump({"lookupJs": str(LOOKUP_JS), **request}, handle)

@@ -20,7 +20,7 @@ from errdocs.project import Settings, load_settings
 from errdocs.site.bundle import BundleReport, make_bundle
 
 if TYPE_CHECKING:  # Playwright is needed by the browser tests only
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Locator
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -125,3 +125,10 @@ def serve(directory: Path, prefix: str = "/") -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def top(locator: Locator) -> float:
+    """Where an element's box starts on the page (it must be shown: a hidden one fails)."""
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not shown"
+    return box["y"]

@@ -5,16 +5,19 @@ from ``file://`` in Chromium, the hosted site served on 127.0.0.1, the same past
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from . import sites
 
+if TYPE_CHECKING:  # only the fixture starts Playwright
+    from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize
+
 ARTIFACTS = sites.ROOT / "tests" / "artifacts"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1440, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1440, "height": 900}
 PASTED = (
     "Unknown MLX async mode: turbo",
     "The model `gpt-5-mini` does not exist.",
@@ -34,18 +37,17 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sites.chromium() as launched:
-        yield launched
-
-
-def _page(browser: object, viewport: dict[str, int] = DESKTOP) -> tuple[object, list[str]]:
-    page = browser.new_page(viewport=viewport)  # type: ignore[attr-defined]
-    page.set_default_timeout(20_000)  # type: ignore[attr-defined]
+def _page(browser: Browser, viewport: ViewportSize = DESKTOP) -> tuple[Page, list[str]]:
+    page = browser.new_page(viewport=viewport)
+    page.set_default_timeout(20_000)
     errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))  # type: ignore[attr-defined]
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))  # type: ignore[attr-defined]
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", console)
     return page, errors
 
 
@@ -58,35 +60,35 @@ def _where(href: str, root: str) -> str:
         "index")
 
 
-def _search_box(page: object, home: str, query: str) -> tuple[int, list[str]]:
+def _search_box(page: Page, home: str, query: str) -> tuple[int, list[str]]:
     """Type ``query`` into the header's search box; its result count and result links."""
-    page.goto(home)  # type: ignore[attr-defined]
-    page.keyboard.press("/")  # type: ignore[attr-defined]
-    page.fill("[data-errdocs-search-query]", query)  # type: ignore[attr-defined]
-    meta = page.locator("[data-errdocs-search-meta]")  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.goto(home)
+    page.keyboard.press("/")
+    page.fill("[data-errdocs-search-query]", query)
+    meta = page.locator("[data-errdocs-search-meta]")
+    page.wait_for_function(
         "el => /^(\\d+|No) matching/.test(el.textContent.trim())", arg=meta.element_handle())
     found = _COUNT.match(meta.inner_text().strip())
     assert found is not None
-    links = page.locator(".md-search-result__link")  # type: ignore[attr-defined]
+    links = page.locator(".md-search-result__link")
     return (0 if found.group(1) == "No" else int(found.group(1)),
-            [links.nth(i).get_attribute("href") for i in range(links.count())])
+            [links.nth(i).get_attribute("href") or "" for i in range(links.count())])
 
 
-def _paste_box(page: object, home: str, query: str) -> list[str]:
+def _paste_box(page: Page, home: str, query: str) -> list[str]:
     """Paste ``query`` into the home page's box; the links it answers with."""
-    page.goto(home)  # type: ignore[attr-defined]
-    page.fill("form[data-errdocs-lookup] textarea", query)  # type: ignore[attr-defined]
-    page.click("form[data-errdocs-lookup] button[type=submit]")  # type: ignore[attr-defined]
-    page.wait_for_function(  # type: ignore[attr-defined]
+    page.goto(home)
+    page.fill("form[data-errdocs-lookup] textarea", query)
+    page.click("form[data-errdocs-lookup] button[type=submit]")
+    page.wait_for_function(
         "() => { const s = document.querySelector('.errdocs-lookup__status').textContent;"
         " return s && !s.includes('Looking'); }")
-    links = page.locator(".errdocs-lookup__results li a")  # type: ignore[attr-defined]
-    return [page.evaluate("a => a.href", links.nth(i).element_handle())  # type: ignore[attr-defined]
+    links = page.locator(".errdocs-lookup__results li a")
+    return [page.evaluate("a => a.href", links.nth(i).element_handle())
             for i in range(links.count())]
 
 
-def test_the_bundles_search_box_answers_as_the_hosted_one(browser: object, hosted: str,
+def test_the_bundles_search_box_answers_as_the_hosted_one(browser: Browser, hosted: str,
                                                           offline: Path) -> None:
     page, errors = _page(browser)
     home, root = (offline / "index.html").as_uri(), offline.as_uri() + "/"
@@ -98,10 +100,10 @@ def test_the_bundles_search_box_answers_as_the_hosted_one(browser: object, hoste
         assert [_where(h, root) for h in here_links[:FIRST]] == hosted_first, query
         assert here <= 2 * there, (query, here, there)
     assert errors == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
-def test_the_bundles_paste_box_answers_as_the_hosted_one(browser: object, hosted: str,
+def test_the_bundles_paste_box_answers_as_the_hosted_one(browser: Browser, hosted: str,
                                                          offline: Path) -> None:
     page, errors = _page(browser)
     home, root = (offline / "index.html").as_uri(), offline.as_uri() + "/"
@@ -112,39 +114,39 @@ def test_the_bundles_paste_box_answers_as_the_hosted_one(browser: object, hosted
         assert here[:FIRST] == there[:FIRST], query
         assert len(here) <= 2 * len(there), query
     assert errors == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
-def test_a_result_opens_from_disk(browser: object, offline: Path) -> None:
+def test_a_result_opens_from_disk(browser: Browser, offline: Path) -> None:
     page, errors = _page(browser)
     requested: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))  # type: ignore[attr-defined]
+    page.on("request", lambda r: requested.append(r.url))
     _count, links = _search_box(page, (offline / "index.html").as_uri(), PASTED[0])
     assert links[0] == (offline / f"{sites.SEED_PAGE}.html").as_uri()
-    with page.expect_navigation():  # type: ignore[attr-defined]
-        page.locator(".md-search-result__link").first.click()  # type: ignore[attr-defined]
-    heading = page.locator("article h1").first.inner_text()  # type: ignore[attr-defined]
+    with page.expect_navigation():
+        page.locator(".md-search-result__link").first.click()
+    heading = page.locator("article h1").first.inner_text()
     assert heading.strip().removesuffix("¶").strip() == sites.SEED_MESSAGE
     assert [u for u in requested if not u.startswith(("file://", "blob:", "data:"))] == []
     assert errors == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
 @pytest.mark.parametrize("scheme", ["default", "slate"])
-def test_screenshots_of_the_bundle_from_disk(browser: object, offline: Path,
-                                             viewport: dict[str, int], scheme: str) -> None:
+def test_screenshots_of_the_bundle_from_disk(browser: Browser, offline: Path,
+                                             viewport: ViewportSize, scheme: str) -> None:
     """Screenshots for a person to look at (tests/artifacts/bundle-*.png), and what can be
     measured: the page never scrolls sideways."""
     ARTIFACTS.mkdir(exist_ok=True)
     page, errors = _page(browser, viewport)
     for name, path in (("home", "index.html"), ("record", f"{sites.SEED_PAGE}.html")):
-        page.goto((offline / path).as_uri())  # type: ignore[attr-defined]
-        page.evaluate(  # type: ignore[attr-defined]
+        page.goto((offline / path).as_uri())
+        page.evaluate(
             f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-        width = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport["width"], (name, width)
-        page.screenshot(path=str(ARTIFACTS / f"bundle-{name}-{viewport['width']}-{scheme}.png"),  # type: ignore[attr-defined]
+        page.screenshot(path=str(ARTIFACTS / f"bundle-{name}-{viewport['width']}-{scheme}.png"),
                         full_page=False)
     assert errors == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()

@@ -104,7 +104,9 @@ def shapes(draw: st.DrawFn) -> Shape:
     lines = draw(st.lists(st.one_of(st.none(), st.sampled_from(BLANKS)), min_size=count,
                           max_size=count))
     if draw(st.booleans()):  # blank lines first: what Pygments' stripnl used to drop
-        lines = [draw(st.sampled_from(BLANKS)) for _ in range(draw(st.integers(1, 3)))] + lines
+        blank: list[str | None] = [draw(st.sampled_from(BLANKS))
+                                   for _ in range(draw(st.integers(1, 3)))]
+        lines = blank + lines
     # Most lines short, some of thousands of characters: an excerpt over MAX_TEXT_CHARS
     # (20,000) loses the lines farthest from the raising line, but now and then.
     size = st.one_of(st.just(0), st.integers(0, 40), st.just(0), st.integers(0, 40),

@@ -91,7 +91,7 @@ VALUES = st.one_of(
     st.tuples(st.sampled_from(["'", '"', "`"]),
               st.text(st.characters(categories=("L", "N", "Zs")), max_size=20))
     .map(lambda q: f"{q[0]}{q[1].replace(q[0], '')}{q[0]}"))
-WORDS = st.lists(st.text(st.characters(categories=("L",)), min_size=1, max_size=8), min_size=1,
+WORDS = st.lists(st.text(st.characters(categories=["L"]), min_size=1, max_size=8), min_size=1,
                  max_size=4).map(" ".join)
 SEPARATORS = st.sampled_from([" ", ": ", " (", ") ", ", ", " = ", " - "])
 

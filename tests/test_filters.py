@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from errdocs.catalog import facets
-from errdocs.catalog.model import GroupKind, build_catalog
+from errdocs.catalog.model import Entry, GroupKind, build_catalog
 from errdocs.pages import filters
 from errdocs.pages.render import render_group, render_home
 
@@ -130,7 +131,8 @@ def test_one_filter_action_downloads_little_and_no_file_is_large() -> None:
     size = {f.path: len(f.content.encode()) for f in files}
     assert max(size.values()) < 60_000
     rows = filters.row_file_count(len(records))
-    listings = [(facets.CATALOGUE, sorted(catalog.entries.values(), key=lambda e: e.sort_key))]
+    listings: list[tuple[str, Sequence[Entry]]] = [
+        (facets.CATALOGUE, sorted(catalog.entries.values(), key=lambda e: e.sort_key))]
     listings += [(facets.group_filter(g), g.entries) for kind in facets.FILTERED
                  for g in catalog.groups[kind].values()]
     worst = 0
@@ -144,7 +146,7 @@ def test_one_filter_action_downloads_little_and_no_file_is_large() -> None:
     assert 20_000 < worst < 200_000
 
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40)
+_TEXT = st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=40)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

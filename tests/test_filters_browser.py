@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
@@ -20,6 +21,9 @@ from errdocs.catalog.model import GroupKind, build_catalog
 from errdocs.pages import filters
 
 from . import sites
+
+if TYPE_CHECKING:  # only the fixture starts Playwright
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Response
 from .helpers import read_all
 
 ARTIFACTS = sites.ROOT / "tests" / "artifacts"
@@ -37,54 +41,57 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sites.chromium() as launched:
-        yield launched
-
-
 @dataclass
 class Opened:
     """A page and what it did: filter data files fetched, dialogs and script errors."""
 
-    page: object
+    page: Page
     fetched: dict[str, int]
     """URL to body size of every filter data file loaded."""
     trouble: list[str]
 
 
-def _open(browser: object, width: int = 1440, *, javascript: bool = True) -> Opened:
-    context = browser.new_context(  # type: ignore[attr-defined]
+def _open(browser: Browser, width: int = 1440, *, javascript: bool = True) -> Opened:
+    context = browser.new_context(
         viewport={"width": width, "height": 900}, java_script_enabled=javascript)
     page = context.new_page()
     opened = Opened(page, {}, [])
-    page.on("dialog", lambda d: (opened.trouble.append(f"dialog {d.message}"), d.dismiss()))
-    page.on("pageerror", lambda e: opened.trouble.append(f"error {e}"))
-    page.on("console", lambda m: m.type == "error" and opened.trouble.append(m.text))
 
-    def fetched(response: object) -> None:
-        url = response.url  # type: ignore[attr-defined]
+    def dialog(shown: Dialog) -> None:
+        opened.trouble.append(f"dialog {shown.message}")
+        shown.dismiss()
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            opened.trouble.append(message.text)
+
+    page.on("dialog", dialog)
+    page.on("pageerror", lambda error: opened.trouble.append(f"error {error}"))
+    page.on("console", console)
+
+    def fetched(response: Response) -> None:
+        url = response.url
         if "/assets/filter/" in url:
-            opened.fetched[url] = len(response.body())  # type: ignore[attr-defined]
+            opened.fetched[url] = len(response.body())
 
     page.on("response", fetched)
     return opened
 
 
-def _choose(page: object, name: str, value: str) -> None:
-    page.select_option(f".errdocs-filter select[name={name}]", value)  # type: ignore[attr-defined]
+def _choose(page: Page, name: str, value: str) -> None:
+    page.select_option(f".errdocs-filter select[name={name}]", value)
     _settled(page)
 
 
-def _settled(page: object) -> None:
-    page.wait_for_function(  # type: ignore[attr-defined]
+def _settled(page: Page) -> None:
+    page.wait_for_function(
         "() => { const s = document.querySelector('.errdocs-filter__status');"
         " return s && !s.textContent.startsWith('Loading'); }")
 
 
-def _classes(page: object) -> list[str]:
+def _classes(page: Page) -> list[str]:
     """The class shown on each filtered row (its first ``code``)."""
-    facts = page.locator(f"{ROWS} .errdocs-row__facts")  # type: ignore[attr-defined]
+    facts = page.locator(f"{ROWS} .errdocs-row__facts")
     return [facts.nth(i).locator("code").first.inner_text() for i in range(facts.count())]
 
 
@@ -97,54 +104,57 @@ def _filter_open_reload(opened: Opened, url: str, suffix: str) -> None:
     """Filter the repository page at ``url`` by class ``panic``: only its records remain; the
     address keeps it through a reload; Back shows the whole list; a row opens its page."""
     page = opened.page
-    page.goto(url)  # type: ignore[attr-defined]
-    whole = page.locator(STATIC_ROWS).count()  # type: ignore[attr-defined]
+    page.goto(url)
+    whole = page.locator(STATIC_ROWS).count()
     assert whole == 6
     _choose(page, "class", "panic")
     assert _classes(page) == ["panic"] * _panic_count() and _panic_count() == 2
-    assert not page.locator(STATIC_ROWS).first.is_visible()  # type: ignore[attr-defined]
-    assert page.url.endswith(f"{suffix}?class=panic")  # type: ignore[attr-defined]
-    page.reload()  # type: ignore[attr-defined]
+    assert not page.locator(STATIC_ROWS).first.is_visible()
+    assert page.url.endswith(f"{suffix}?class=panic")
+    page.reload()
     _settled(page)
     assert _classes(page) == ["panic", "panic"]
-    assert page.locator(".errdocs-filter select[name=class]").input_value() == "panic"  # type: ignore[attr-defined]
-    page.go_back()  # type: ignore[attr-defined]
-    page.wait_for_function("() => !location.search")  # type: ignore[attr-defined]
-    assert page.locator(STATIC_ROWS).first.is_visible()  # type: ignore[attr-defined]
-    assert not page.locator(".errdocs-filter__clear").is_visible()  # type: ignore[attr-defined]
-    page.go_forward()  # type: ignore[attr-defined]
+    assert page.locator(".errdocs-filter select[name=class]").input_value() == "panic"
+    page.go_back()
+    page.wait_for_function("() => !location.search")
+    assert page.locator(STATIC_ROWS).first.is_visible()
+    assert not page.locator(".errdocs-filter__clear").is_visible()
+    page.go_forward()
     _settled(page)
-    link = page.locator(f"{ROWS} a").first  # type: ignore[attr-defined]
+    link = page.locator(f"{ROWS} a").first
     message = link.inner_text()
     link.click()
-    assert page.locator("h1").inner_text().rstrip("¶") == message  # type: ignore[attr-defined]
+    assert page.locator("h1").inner_text().rstrip("¶") == message
     assert opened.trouble == []
 
 
-def test_filter_a_repository_page_by_class_reload_and_open_a_row(browser: object,
+def test_filter_a_repository_page_by_class_reload_and_open_a_row(browser: Browser,
                                                                  hosted: str) -> None:
     opened = _open(browser, 390)
     _filter_open_reload(opened, hosted + REPO_PAGE, REPO_PAGE)
-    assert opened.page.url.startswith(hosted + "errors/acme-labs/tensorpipe/")  # type: ignore[attr-defined]
-    opened.page.close()  # type: ignore[attr-defined]
+    assert opened.page.url.startswith(hosted + "errors/acme-labs/tensorpipe/")
+    opened.page.close()
 
 
-def test_the_same_from_the_offline_bundle_opened_from_disk(browser: object,
+def test_the_same_from_the_offline_bundle_opened_from_disk(browser: Browser,
                                                            offline: Path) -> None:
     opened = _open(browser)
     page_file = offline / "errors" / "acme-labs" / "tensorpipe" / "index.html"
     _filter_open_reload(opened, page_file.as_uri(), "tensorpipe/index.html")
-    assert opened.page.url.startswith(offline.as_uri() + "/errors/acme-labs/tensorpipe/")  # type: ignore[attr-defined]
-    assert opened.page.url.endswith(".html")  # type: ignore[attr-defined]
-    opened.page.close()  # type: ignore[attr-defined]
+    assert opened.page.url.startswith(offline.as_uri() + "/errors/acme-labs/tensorpipe/")
+    assert opened.page.url.endswith(".html")
+    opened.page.close()
 
 
-def test_one_filter_action_loads_the_files_expected_and_little(browser: object,
+def test_one_filter_action_loads_the_files_expected_and_little(browser: Browser,
                                                                hosted: str) -> None:
     """Page load and one filter: exactly the files filters.action_files names, under 200 KB."""
     opened = _open(browser)
-    opened.page.goto(hosted + REPO_PAGE)  # type: ignore[attr-defined]
+    opened.page.goto(hosted + REPO_PAGE)
     _choose(opened.page, "class", "panic")
+    # Playwright hands over the response events during its next call: wait for the network to
+    # go quiet, so every file the action loaded has been counted (it flaked under load).
+    opened.page.wait_for_load_state("networkidle")
     catalog = build_catalog(read_all([sites.SAMPLE]).records)
     group = catalog.group_of(GroupKind.REPO, REPO)
     param = next(p for p in filters.PARAMS if p.name == "class")
@@ -153,15 +163,15 @@ def test_one_filter_action_loads_the_files_expected_and_little(browser: object,
     folder = f"{hosted}errors/"
     assert sorted(u.removeprefix(folder) for u in opened.fetched) == sorted(expected)
     assert 0 < sum(opened.fetched.values()) < 200_000
-    opened.page.close()  # type: ignore[attr-defined]
+    opened.page.close()
 
 
-def test_without_javascript_the_paged_list_reads_as_it_is(browser: object, hosted: str) -> None:
+def test_without_javascript_the_paged_list_reads_as_it_is(browser: Browser, hosted: str) -> None:
     opened = _open(browser, javascript=False)
-    opened.page.goto(hosted + REPO_PAGE + "?class=panic")  # type: ignore[attr-defined]
-    assert opened.page.locator(STATIC_ROWS).count() == 6  # type: ignore[attr-defined]
-    assert not opened.page.locator(".errdocs-filter").is_visible()  # type: ignore[attr-defined]
-    opened.page.close()  # type: ignore[attr-defined]
+    opened.page.goto(hosted + REPO_PAGE + "?class=panic")
+    assert opened.page.locator(STATIC_ROWS).count() == 6
+    assert not opened.page.locator(".errdocs-filter").is_visible()
+    opened.page.close()
 
 
 # ---- listings filtered from value lists (tiny pages), hostile text --------------------------
@@ -196,43 +206,43 @@ def listed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_several_facets_and_pages_of_a_listing_filtered_from_its_value_lists(
-        browser: object, listed: str) -> None:
+        browser: Browser, listed: str) -> None:
     opened = _open(browser)
     page = opened.page
-    page.goto(listed + REPO_PAGE + "?severity=error")  # type: ignore[attr-defined]
+    page.goto(listed + REPO_PAGE + "?severity=error")
     _settled(page)
-    status = page.locator(".errdocs-filter__status")  # type: ignore[attr-defined]
+    status = page.locator(".errdocs-filter__status")
     assert status.inner_text() == "4 errors with severity “error”, 1–2:"
-    first = page.locator(f"{ROWS} a").all_inner_texts()  # type: ignore[attr-defined]
-    page.get_by_role("link", name="Next").click()  # type: ignore[attr-defined]
+    first = page.locator(f"{ROWS} a").all_inner_texts()
+    page.get_by_role("link", name="Next").click()
     _settled(page)
-    assert page.url.endswith("?severity=error&page=2")  # type: ignore[attr-defined]
-    second = page.locator(f"{ROWS} a").all_inner_texts()  # type: ignore[attr-defined]
+    assert page.url.endswith("?severity=error&page=2")
+    second = page.locator(f"{ROWS} a").all_inner_texts()
     assert len(first) == len(second) == 2 and not set(first) & set(second)
     _choose(page, "severity", "")
     _choose(page, "class", "panic")
     _choose(page, "handling", "propagate")  # read from class panic's list, the rarer
-    assert page.url.endswith("?class=panic&handling=propagate")  # type: ignore[attr-defined]
+    assert page.url.endswith("?class=panic&handling=propagate")
     assert status.inner_text().endswith("among errors 1–2 of the 2 with class “panic”.")
     group = build_catalog(read_all([sites.SAMPLE]).records).group_of(GroupKind.REPO, REPO)
     wanted = [e.message for e in group.entries if e.error_class == "panic"
               and e.handling == "propagate"]
     assert 0 < len(wanted) < _panic_count()  # the other filter left some of panic's out
-    assert page.locator(f"{ROWS} a").all_inner_texts() == wanted  # type: ignore[attr-defined]
-    page.goto(listed + "errors/?repo=evil/repo&class=Plain")  # type: ignore[attr-defined]
+    assert page.locator(f"{ROWS} a").all_inner_texts() == wanted
+    page.goto(listed + "errors/?repo=evil/repo&class=Plain")
     _settled(page)  # the catalogue, by repository and class
-    assert [t.split(" ")[0] for t in page.locator(f"{ROWS} a").all_inner_texts()] == ["<img"]  # type: ignore[attr-defined]
+    assert [t.split(" ")[0] for t in page.locator(f"{ROWS} a").all_inner_texts()] == ["<img"]
     assert opened.trouble == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
-def test_record_text_stays_text_in_the_filtered_rows(browser: object, listed: str) -> None:
+def test_record_text_stays_text_in_the_filtered_rows(browser: Browser, listed: str) -> None:
     opened = _open(browser)
     page = opened.page
-    page.goto(listed + "errors/evil/repo/")  # type: ignore[attr-defined]
+    page.goto(listed + "errors/evil/repo/")
     _choose(page, "class", HOSTILE_CLASS)
-    assert page.url.count("class=") == 1  # type: ignore[attr-defined]
-    rows = page.locator(ROWS)  # type: ignore[attr-defined]
+    assert page.url.count("class=") == 1
+    rows = page.locator(ROWS)
     assert rows.count() == 2
     assert _classes(page) == [HOSTILE_CLASS, HOSTILE_CLASS]
     texts = rows.all_inner_texts()
@@ -241,27 +251,27 @@ def test_record_text_stays_text_in_the_filtered_rows(browser: object, listed: st
     assert rows.locator("img, b, script").count() == 0
     hrefs = [a.get_attribute("href") for a in rows.locator("a").all()]
     assert all(h and h.startswith(listed + "errors/evil/repo/") for h in hrefs)
-    page.reload()  # type: ignore[attr-defined]
+    page.reload()
     _settled(page)
     assert _classes(page) == [HOSTILE_CLASS, HOSTILE_CLASS]
     assert opened.trouble == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
 @pytest.mark.parametrize("width", (390, 1440))
-def test_screenshots_of_a_filtered_repository_page(browser: object, hosted: str,
+def test_screenshots_of_a_filtered_repository_page(browser: Browser, hosted: str,
                                                    width: int) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     opened = _open(browser, width)
     page = opened.page
     for scheme in ("default", "slate"):
-        page.goto(hosted + REPO_PAGE + "?severity=error")  # type: ignore[attr-defined]
+        page.goto(hosted + REPO_PAGE + "?severity=error")
         _settled(page)
-        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")  # type: ignore[attr-defined]
-        page.wait_for_timeout(400)  # type: ignore[attr-defined]  # the colour transitions end
-        assert page.evaluate("document.documentElement.scrollWidth") <= width  # type: ignore[attr-defined]
+        page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+        page.wait_for_timeout(400)  # # the colour transitions end
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot = ARTIFACTS / f"filters-repository-{width}-{scheme}.png"
-        page.screenshot(path=str(shot), full_page=True)  # type: ignore[attr-defined]
+        page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
     assert opened.trouble == []
-    page.close()  # type: ignore[attr-defined]
+    page.close()

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdocs.pages.frontmatter import dump
+from errdocs.pages.frontmatter import Tree, dump
 
 KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_-]{0,20}", fullmatch=True)
 LEAVES = st.one_of(st.text(), st.lists(st.text(), max_size=4))
@@ -24,7 +24,7 @@ def _pyyaml(data: object) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(TREES.filter(bool))
-def test_same_bytes_as_pyyaml_and_reads_back(data: dict[str, object]) -> None:
+def test_same_bytes_as_pyyaml_and_reads_back(data: dict[str, Tree]) -> None:
     text = dump(data)
     assert text == _pyyaml(data)
     assert yaml.safe_load(text) == data
@@ -46,13 +46,14 @@ def test_same_bytes_as_pyyaml_and_reads_back(data: dict[str, object]) -> None:
     ],
 )
 def test_awkward_strings(value: str) -> None:
-    data = {"errdocs": {"message": value, "keywords": [value, "plain"]}, "hide": ["navigation"]}
+    data: dict[str, Tree] = {"errdocs": {"message": value, "keywords": [value, "plain"]},
+                             "hide": ["navigation"]}
     assert dump(data) == _pyyaml(data)
     assert "\n---" not in dump(data)
 
 
 def test_empty_containers_and_wrong_types() -> None:
-    data = {"a": [], "b": {}}
+    data: dict[str, Tree] = {"a": [], "b": {}}
     assert dump(data) == _pyyaml(data)
     with pytest.raises(TypeError, match="not 3"):
         dump({"a": 3})  # type: ignore[dict-item]

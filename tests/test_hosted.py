@@ -20,6 +20,7 @@ from errdocs.site.owner import mark
 
 from . import sites
 from .conftest import Built
+from .helpers import xml_text
 from .htmlscan import broken_links, html_pages, scan
 
 pytestmark = pytest.mark.slow
@@ -55,8 +56,8 @@ def test_canonical_links_and_sitemap_list_every_page_at_its_hosted_address(built
         expected = sites.SITE_URL + ("" if path == "." else f"{path}/")
         assert scan(page).canonical == expected
     sitemap = ET.parse(built.site / "sitemap.xml").getroot()
-    locations = [e.text for e in sitemap.findall("s:url/s:loc", SITEMAP_NS)]
-    assert sorted(locations) == sorted(scan(p).canonical for p in pages)
+    locations = [e.text or "" for e in sitemap.findall("s:url/s:loc", SITEMAP_NS)]
+    assert sorted(locations) == sorted(scan(p).canonical or "" for p in pages)
 
 
 def test_a_record_page_describes_itself(built: Built) -> None:
@@ -123,8 +124,8 @@ def test_pagefind_indexes_record_and_hand_written_pages_only(built: Built) -> No
 
 def _lastmods(site: Path) -> dict[str, str]:
     root = ET.parse(site / "sitemap.xml").getroot()
-    return {u.findtext("s:loc", namespaces=SITEMAP_NS): u.findtext("s:lastmod",
-            namespaces=SITEMAP_NS) for u in root.findall("s:url", SITEMAP_NS)}
+    return {xml_text(u, "s:loc", SITEMAP_NS): xml_text(u, "s:lastmod", SITEMAP_NS)
+            for u in root.findall("s:url", SITEMAP_NS)}
 
 
 def test_sitemap_dates_follow_record_content_not_the_build(built: Built, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Request
 
 from . import sites
 from .test_hostile import GOOD_IDS, HOSTILE, record_pages, run
@@ -84,8 +84,12 @@ def watched(browser: Browser) -> Iterator[tuple[Page, _Events]]:
     page.on("dialog", on_dialog)
     page.on("pageerror", lambda error: events.seen.append(("pageerror", page.url, str(error))))
     page.on("console", on_console)
-    page.on("request", lambda request: request.url.startswith(LOCAL) or events.seen.append(
-        ("request", page.url, request.url)))
+
+    def on_request(request: Request) -> None:
+        if not request.url.startswith(LOCAL):
+            events.seen.append(("request", page.url, request.url))
+
+    page.on("request", on_request)
     try:
         yield page, events
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING, cast
 
 import markdown
 from hypothesis import HealthCheck, given, settings
@@ -27,6 +28,9 @@ from errdocs.plugins.home import MARKER, HomePlugin
 
 from .helpers import record
 from .test_escape import EXTENSIONS
+
+if TYPE_CHECKING:
+    from mkdocs.structure.pages import Page
 
 
 def _page(kind: GroupKind, value: str, records: list) -> str:
@@ -100,7 +104,7 @@ def test_home_shows_counts_the_largest_groups_and_the_latest_records_bounded() -
     assert "- **300** errors" in home and "- **30** [repositories](repos/index.md)" in home
     assert "- **25** [categories](errors/categories/index.md)" in part
     assert home.count("](categories/c") == TOP and home.count("](o/r") == TOP + TOP
-    latest = sorted(records, key=lambda r: r.analyzed_at)[-TOP:]
+    latest = sorted(records, key=lambda r: r.analyzed_at or "")[-TOP:]
     assert all(f"message {r.id[1:]}]" in home for r in latest)
     assert "(errors/o/r" in part and not part.startswith("---")  # from the docs root
 
@@ -108,13 +112,14 @@ def test_home_shows_counts_the_largest_groups_and_the_latest_records_bounded() -
 def test_the_home_plugin_puts_the_summary_at_the_marker_only(tmp_path: Path) -> None:
     (tmp_path / "errors").mkdir()
     (tmp_path / "errors" / HOME_FRAGMENT).write_text("SUMMARY\n", "utf-8")
-    page = SimpleNamespace(is_homepage=True,
-                           file=SimpleNamespace(abs_src_path=str(tmp_path / "index.md")))
+    # stand-ins holding the two attributes the plugin reads
+    file = SimpleNamespace(abs_src_path=str(tmp_path / "index.md"))
+    page = cast("Page", SimpleNamespace(is_homepage=True, file=file))
     plugin = HomePlugin()
     plugin.load_config({})
     assert plugin.on_page_markdown(f"# Hi\n\n{MARKER}\n\nEnd", page) == "# Hi\n\nSUMMARY\n\n\nEnd"
     assert plugin.on_page_markdown("# Hi\n", page) == "# Hi\n"
-    other = SimpleNamespace(is_homepage=False, file=page.file)
+    other = cast("Page", SimpleNamespace(is_homepage=False, file=file))
     assert plugin.on_page_markdown(MARKER, other) == MARKER
 
 
@@ -135,7 +140,7 @@ def test_charts_count_kinds_and_severities_and_escape_their_labels() -> None:
 
 
 _SHAPES = st.one_of(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60),
+    st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=60),
     st.sampled_from(["<script>alert(1)</script>", "[x](javascript:alert(1))", "a | b", "\t\r\n",
                      "`code` **b** {: .x }", "--8<-- \"/etc/passwd\"", "<![x", "x" * 3000,
                      "&lt; &#60; &amp;", "=== \"tab\"", "- item\n1. item", "É\u00a0é"]))

@@ -4,11 +4,14 @@ at, in both colour schemes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from . import sites
+
+if TYPE_CHECKING:  # only the fixture starts Playwright
+    from playwright.sync_api import Browser
 
 ARTIFACTS = sites.ROOT / "tests" / "artifacts"
 REPO_PAGE = "errors/acme-labs/tensorpipe/"
@@ -20,15 +23,9 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sites.chromium() as launched:
-        yield launched
-
-
-def test_a_repository_page_tells_its_rows_apart_and_opens_one(browser: object,
+def test_a_repository_page_tells_its_rows_apart_and_opens_one(browser: Browser,
                                                               hosted: str) -> None:
-    page = browser.new_page(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(hosted + REPO_PAGE)
     rows = page.locator(".errdocs-rows > ul > li")
     assert rows.count() == 6
@@ -44,12 +41,12 @@ def test_a_repository_page_tells_its_rows_apart_and_opens_one(browser: object,
     page.close()
 
 
-def test_the_home_page_shows_the_catalogue_and_the_tags_index_sorts(browser: object,
+def test_the_home_page_shows_the_catalogue_and_the_tags_index_sorts(browser: Browser,
                                                                      hosted: str) -> None:
-    page = browser.new_page(viewport={"width": 1440, "height": 900})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(hosted)
-    assert page.locator(".errdocs-lookup").bounding_box()["y"] < page.locator(
-        ".errdocs-counts").bounding_box()["y"]  # the paste box first
+    # the paste box first
+    assert sites.top(page.locator(".errdocs-lookup")) < sites.top(page.locator(".errdocs-counts"))
     tiles = page.locator(".errdocs-counts li").all_inner_texts()
     assert [t.split()[0] for t in tiles] == ["40", "7", "8", "64"]
     assert page.locator("h2", has_text="Analysed most recently").count() == 1
@@ -62,10 +59,10 @@ def test_the_home_page_shows_the_catalogue_and_the_tags_index_sorts(browser: obj
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_screenshots_of_home_a_repository_and_the_tags_index(browser: object, hosted: str,
+def test_screenshots_of_home_a_repository_and_the_tags_index(browser: Browser, hosted: str,
                                                             width: int) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page = browser.new_page(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
+    page = browser.new_page(viewport={"width": width, "height": 900})
     for name, path in (("home", ""), ("repository", REPO_PAGE), ("tags", "errors/tags/")):
         for scheme in ("default", "slate"):
             page.goto(hosted + path)

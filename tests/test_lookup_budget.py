@@ -16,11 +16,15 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import expect
 
 from . import sites
+
+if TYPE_CHECKING:  # only the fixture starts Playwright
+    from playwright.sync_api import Browser, Page, Worker
 from .test_lookup_linear import EVIL
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -62,18 +66,10 @@ def _data(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if not sites.CHROMIUM.exists():
-        pytest.skip("Chromium is not installed (.ci/run installs it)")
-    with sites.chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
 def evil_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     project = sites.copy_project(tmp_path_factory.mktemp("evil"))
     settings, report = sites.build_project(project, _data(project))
-    flagged = sorted(p.record_id for p in report.lookup_problems)
+    flagged = sorted(str(p.record_id) for p in report.lookup_problems)
     assert flagged == ["e1", "e2", "e3", "e4"]  # the slow one gets through the check
     with sites.serve(settings.site_dir, "/docs/") as url:
         yield url
@@ -86,53 +82,53 @@ def evil_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sites.unzip(bundle.path, tmp_path_factory.mktemp("evil-unzipped"))
 
 
-def _page(browser: object, url: str) -> tuple[object, list[str], list[object]]:
-    page = browser.new_page()  # type: ignore[attr-defined]
-    page.set_default_timeout(20_000)  # type: ignore[attr-defined]
+def _page(browser: Browser, url: str) -> tuple[Page, list[str], list[Worker]]:
+    page = browser.new_page()
+    page.set_default_timeout(20_000)
     errors: list[str] = []
-    workers: list[object] = []
+    workers: list[Worker] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("worker", lambda worker: workers.append(worker))
     page.goto(url)
     return page, errors, workers
 
 
-def _max_gap(page: object) -> float:
-    return page.evaluate(  # type: ignore[attr-defined]
+def _max_gap(page: Page) -> float:
+    return page.evaluate(
         "() => { clearInterval(window.__beat); return Math.max(...window.__gaps); }")
 
 
-def _paste(page: object, text: str) -> tuple[float, str | None]:
+def _paste(page: Page, text: str) -> tuple[float, str | None]:
     """Paste ``text`` into the home page's box: the seconds until it answers, and its first
     result."""
-    page.fill("form[data-errdocs-lookup] textarea", "")  # type: ignore[attr-defined]
-    page.evaluate(HEARTBEAT)  # type: ignore[attr-defined]
-    page.fill("form[data-errdocs-lookup] textarea", text)  # type: ignore[attr-defined]
-    page.click("form[data-errdocs-lookup] button[type=submit]")  # type: ignore[attr-defined]
-    took = page.wait_for_function(  # type: ignore[attr-defined]
+    page.fill("form[data-errdocs-lookup] textarea", "")
+    page.evaluate(HEARTBEAT)
+    page.fill("form[data-errdocs-lookup] textarea", text)
+    page.click("form[data-errdocs-lookup] button[type=submit]")
+    took = page.wait_for_function(
         "() => !['', 'Looking it up…'].includes("
         "document.querySelector('.errdocs-lookup__status').textContent)"
         " && (performance.now() - window.__typed) / 1000", timeout=20_000).json_value()
-    first = page.locator(".errdocs-lookup__results li a")  # type: ignore[attr-defined]
+    first = page.locator(".errdocs-lookup__results li a")
     return took, first.first.inner_text() if first.count() else None
 
 
-def _search(page: object, text: str, first: str) -> float:
+def _search(page: Page, text: str, first: str) -> float:
     """Type ``text`` into the header's search; seconds until the first result reads ``first``."""
-    page.evaluate("() => { window.errdocsSearch.open('');"  # type: ignore[attr-defined]
+    page.evaluate("() => { window.errdocsSearch.open('');"
                   " document.querySelector('[data-errdocs-search-list]').replaceChildren(); }")
-    page.evaluate(HEARTBEAT)  # type: ignore[attr-defined]
-    page.fill("[data-errdocs-search-query]", text)  # type: ignore[attr-defined]
-    took = page.wait_for_function(  # type: ignore[attr-defined]
+    page.evaluate(HEARTBEAT)
+    page.fill("[data-errdocs-search-query]", text)
+    took = page.wait_for_function(
         "want => (document.querySelector('.md-search-result__item h1') || {}).textContent"
         " === want && (performance.now() - window.__typed) / 1000", arg=first,
         timeout=20_000).json_value()
-    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    page.keyboard.press("Escape")
     return took
 
 
 @pytest.mark.parametrize("case", EVIL, ids=[c[0] for c in EVIL])
-def test_paste_and_search_boxes_answer_near_misses_quickly(browser: object, evil_site: str,
+def test_paste_and_search_boxes_answer_near_misses_quickly(browser: Browser, evil_site: str,
                                                             case: tuple) -> None:
     _rid, message, _pattern, shape, letter, matching = case
     page, errors, workers = _page(browser, evil_site)
@@ -148,15 +144,15 @@ def test_paste_and_search_boxes_answer_near_misses_quickly(browser: object, evil
                 assert took < ANSWER, (size, took)
                 assert _max_gap(page) < MAX_GAP, size
         assert _paste(page, matching)[1] == message
-        assert page.locator(".errdocs-lookup__why").first.inner_text() == (  # type: ignore[attr-defined]
+        assert page.locator(".errdocs-lookup__why").first.inner_text() == (
             "matches its message template")  # the browser has no pattern for it
         assert workers  # the matching ran in a worker
         assert errors == []
     finally:
-        page.close()  # type: ignore[attr-defined]
+        page.close()
 
 
-def test_the_budget_stops_a_slow_pattern_the_build_let_through(browser: object,
+def test_the_budget_stops_a_slow_pattern_the_build_let_through(browser: Browser,
                                                                evil_site: str) -> None:
     page, errors, workers = _page(browser, evil_site)
     try:
@@ -170,42 +166,42 @@ def test_the_budget_stops_a_slow_pattern_the_build_let_through(browser: object,
         assert took < ANSWER
         assert errors == []
     finally:
-        page.close()  # type: ignore[attr-defined]
+        page.close()
 
 
-def test_a_huge_paste_is_cut_and_says_so(browser: object, evil_site: str) -> None:
+def test_a_huge_paste_is_cut_and_says_so(browser: Browser, evil_site: str) -> None:
     page, errors, _ = _page(browser, evil_site)
     try:
         log = "INFO all good\n" * 360_000 + "ValueError: Unknown MLX async mode: speculative\n"
-        page.evaluate(PASTE, ["form[data-errdocs-lookup] textarea", log])  # type: ignore[attr-defined]
-        page.locator(".errdocs-lookup__results li a").first.wait_for(timeout=10_000)  # type: ignore[attr-defined]
-        assert page.locator(".errdocs-lookup__results li a").first.inner_text() == (  # type: ignore[attr-defined]
+        page.evaluate(PASTE, ["form[data-errdocs-lookup] textarea", log])
+        page.locator(".errdocs-lookup__results li a").first.wait_for(timeout=10_000)
+        assert page.locator(".errdocs-lookup__results li a").first.inner_text() == (
             sites.SEED_MESSAGE)
-        status = page.locator(".errdocs-lookup__status").inner_text()  # type: ignore[attr-defined]
+        status = page.locator(".errdocs-lookup__status").inner_text()
         assert status == (f"Only the last 20,000 characters of the {len(log):,} pasted were "
                           "kept. 1 matching page:")
-        assert page.evaluate("document.querySelector('form[data-errdocs-lookup] textarea')"  # type: ignore[attr-defined]
+        assert page.evaluate("document.querySelector('form[data-errdocs-lookup] textarea')"
                              ".value.length") == 20_000
-        page.evaluate("() => window.errdocsSearch.open('')")  # type: ignore[attr-defined]
-        page.evaluate(PASTE, ["[data-errdocs-search-query]", log.replace("\n", " ")])  # type: ignore[attr-defined]
-        meta = page.locator("[data-errdocs-search-meta]")  # type: ignore[attr-defined]
+        page.evaluate("() => window.errdocsSearch.open('')")
+        page.evaluate(PASTE, ["[data-errdocs-search-query]", log.replace("\n", " ")])
+        meta = page.locator("[data-errdocs-search-meta]")
         expect(meta).to_have_text(re.compile(r"^1 matching document · Only the last 20,000 "
                                              rf"characters of the {len(log):,} pasted were kept\."))
         assert errors == []
     finally:
-        page.close()  # type: ignore[attr-defined]
+        page.close()
 
 
-def test_the_worker_starts_from_disk_and_keeps_the_budget(browser: object,
+def test_the_worker_starts_from_disk_and_keeps_the_budget(browser: Browser,
                                                          evil_bundle: Path) -> None:
     page, errors, workers = _page(browser, (evil_bundle / "index.html").as_uri())
     try:
         took, first = _paste(page, SLOW[3].format("y" * 980))
         assert (first, took < 2 * ANSWER) == (SLOW[1], True)
         assert _max_gap(page) < MAX_GAP
-        assert workers and all(w.url.startswith("blob:") for w in workers)  # type: ignore[attr-defined]
+        assert workers and all(w.url.startswith("blob:") for w in workers)
         took, first = _paste(page, EVIL[0][3].format("a" * 500))
         assert (first, took < ANSWER) == (EVIL[0][1], True)
         assert errors == []
     finally:
-        page.close()  # type: ignore[attr-defined]
+        page.close()

@@ -128,8 +128,9 @@ def test_records_sharing_a_message_agree_with_python(tmp_path: Path) -> None:
 
 def _assert_same_rankings(index, data_dir: Path, texts: list[str]) -> None:
     answer = run_node({"mode": "rank", "dataDir": str(data_dir), "texts": texts, "limit": 10})
-    shards = json.loads(re.search(r'"shards":(\d+)', (data_dir / "manifest.js").read_text())[0]
-                        .join("{}"))["shards"]
+    found = re.search(r'"shards":(\d+)', (data_dir / "manifest.js").read_text())
+    assert found is not None
+    shards = json.loads(found[0].join("{}"))["shards"]
     for text, got in zip(texts, answer, strict=True):
         expected = [{"url": m.target.url, "how": m.how.value, "score": m.score,
                      "candidate": m.candidate, "message": m.message}

@@ -44,7 +44,7 @@ from errdocs.records.schema import FIELDS, Kind, json_schema
 from errdocs.records.validate import Validator
 
 from .conftest import ROOT, SAMPLE
-from .helpers import read_all, record
+from .helpers import read_all, record, xml_attribute, xml_text
 from .nodejs import needs_node, run_node
 
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile.jsonl"
@@ -184,7 +184,7 @@ def test_an_export_holds_every_field_whole_not_cut_as_the_page_shows_it() -> Non
 
 
 @settings(max_examples=200, deadline=None)
-@given(text=st.text(st.characters(exclude_categories=("Cs",))))
+@given(text=st.text(st.characters(exclude_categories=["Cs"])))
 def test_exports_and_redirects_are_valid_json_and_html_whatever_the_text(text: str) -> None:
     rec = record(text or "x", repo="o/r", error_message=f"m{text}", documentation=text,
                  dataset_version=text)
@@ -413,10 +413,10 @@ def test_the_feed_is_valid_atom_bounded_and_newest_first() -> None:
     ns = {"a": "http://www.w3.org/2005/Atom"}
     entries = root.findall("a:entry", ns)
     assert len(entries) == changes.FEED_ENTRIES
-    assert [e.find("a:category", ns).get("term") for e in entries].count("changed") == 60
-    assert entries[0].findtext("a:title", namespaces=ns).startswith('Bad "q" </script>')
+    assert [xml_attribute(e, "a:category", "term", ns) for e in entries].count("changed") == 60
+    assert xml_text(entries[0], "a:title", ns).startswith('Bad "q" </script>')
     assert len({e.findtext("a:id", namespaces=ns) for e in entries}) == 100
-    assert all(e.find("a:link", ns).get("href").startswith(SITE.site_url + "id/")
+    assert all(xml_attribute(e, "a:link", "href", ns).startswith(f"{SITE.site_url}id/")
                for e in entries)  # none of them lives in this (empty) catalogue
     assert root.findtext("a:updated", namespaces=ns) == "2026-01-02T00:00:00Z"
 
@@ -440,7 +440,7 @@ def test_the_opensearch_description_exists_only_with_the_sites_address() -> None
     assert text.startswith("<?xml ")  # nothing before the declaration
     root = ET.fromstring(text.encode("utf-8"))
     ns = {"o": "http://a9.com/-/spec/opensearch/1.1/"}
-    assert root.find("o:Url", ns).get("template") == (
+    assert xml_attribute(root, "o:Url", "template", ns) == (
         "https://errors.example.org/docs/?q={searchTerms}")
     assert root.findtext("o:ShortName", namespaces=ns) == "errdocs <&>"
     assert _opensearch(None).strip() == "" and _opensearch("").strip() == ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import quote
 
 import pytest
@@ -16,7 +17,10 @@ from errdocs.pages.changes import changes_path
 from errdocs.pages.permalinks import Addresses, Removed, removed_page
 
 from . import sites
-from .test_browser import ARTIFACTS, DESKTOP, PHONE, _clean, _h1, _open
+
+if TYPE_CHECKING:  # only the fixture starts Playwright
+    from playwright.sync_api import Browser, Page, ViewportSize
+from .test_browser import ARTIFACTS, DESKTOP, PHONE, Watch, _clean, _h1, _open
 
 pytestmark = [
     pytest.mark.browser,
@@ -27,11 +31,8 @@ SAMPLE_VERSION = "2026-08-28T06:17:29.519Z"
 SECOND_VERSION = "2026-09-30T00:00:00.000Z"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sites.chromium() as launched:
-        yield launched
-
+SCHEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
+"""The system colour schemes a reader's browser may ask for."""
 
 ODD = {"Odd/ID": "odd-slash", "ÜBER-1": "umlaut"}
 """Ids whose /id/ page does not spell them as they are (the 404 page finds them by its data)."""
@@ -67,9 +68,9 @@ def odd_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_an_id_page_sends_the_reader_to_the_record_hosted_and_without_javascript(
-        browser: object, hosted: str) -> None:
+        browser: Browser, hosted: str) -> None:
     for javascript in (True, False):
-        context = browser.new_context(java_script_enabled=javascript)  # type: ignore[attr-defined]
+        context = browser.new_context(java_script_enabled=javascript)
         page = context.new_page()
         page.goto(f"{hosted}id/{sites.SEED_ID}/")
         page.wait_for_url(f"{hosted}{sites.SEED_PAGE}/")
@@ -77,26 +78,26 @@ def test_an_id_page_sends_the_reader_to_the_record_hosted_and_without_javascript
         context.close()
 
 
-def test_an_id_page_works_from_disk(browser: object, offline: Path) -> None:
+def test_an_id_page_works_from_disk(browser: Browser, offline: Path) -> None:
     page, watch = _open(browser, DESKTOP)
-    page.goto((offline / "id" / sites.SEED_ID / "index.html").as_uri())  # type: ignore[attr-defined]
-    page.wait_for_url((offline / f"{sites.SEED_PAGE}.html").as_uri())  # type: ignore[attr-defined]
+    page.goto((offline / "id" / sites.SEED_ID / "index.html").as_uri())
+    page.wait_for_url((offline / f"{sites.SEED_PAGE}.html").as_uri())
     assert _h1(page) == sites.SEED_MESSAGE
     _clean(watch)
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
 def test_the_404_page_sends_an_id_typed_in_another_case_to_its_record(
-        browser: object, hosted: str) -> None:
+        browser: Browser, hosted: str) -> None:
     page, watch = _open(browser, DESKTOP)
     missing = f"{hosted}id/{sites.SEED_ID.upper()}/"
     watch.expected.add(missing)
-    response = page.goto(missing)  # type: ignore[attr-defined]
-    assert response.status == 404
-    page.wait_for_url(f"{hosted}{sites.SEED_PAGE}/")  # type: ignore[attr-defined]
+    response = page.goto(missing)
+    assert response is not None and response.status == 404
+    page.wait_for_url(f"{hosted}{sites.SEED_PAGE}/")
     assert _h1(page) == sites.SEED_MESSAGE
     _clean(watch)
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
 @pytest.mark.parametrize(("address", "slug"), [
@@ -104,50 +105,50 @@ def test_the_404_page_sends_an_id_typed_in_another_case_to_its_record(
     (f"{sites.SEED_PAGE}/", "renamed-mode"),  # the redirect page left there
     (f"{sites.SEED_PAGE}.html", "renamed-mode"), (f"{sites.SEED_PAGE.upper()}/", "renamed-mode")])
 def test_the_404_page_finds_odd_ids_and_left_addresses_in_its_data(
-        browser: object, odd_site: str, address: str, slug: str) -> None:
+        browser: Browser, odd_site: str, address: str, slug: str) -> None:
     page, watch = _open(browser, DESKTOP)
     watch.expected.update({odd_site + address, odd_site + quote(address)})
     watch.expected.add(odd_site + address.lower())  # the rule's lowercase try, first
-    page.goto(odd_site + quote(address))  # type: ignore[attr-defined]
-    page.wait_for_url(f"{odd_site}errors/sgl-project/sglang/{slug}/")  # type: ignore[attr-defined]
+    page.goto(odd_site + quote(address))
+    page.wait_for_url(f"{odd_site}errors/sgl-project/sglang/{slug}/")
     _clean_but_404s(watch)
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
-def _clean_but_404s(watch: object) -> None:
+def _clean_but_404s(watch: Watch) -> None:
     """No script error, and no failed request but the missing pages' (URLs differ in their
     encoding from what was asked)."""
-    assert [e for e in watch.errors if "404" not in e] == []  # type: ignore[attr-defined]
-    assert [f for f in watch.failed if "HTTP 404" not in f] == []  # type: ignore[attr-defined]
+    assert [e for e in watch.errors if "404" not in e] == []
+    assert [f for f in watch.failed if "HTTP 404" not in f] == []
 
 
 def test_a_missing_address_that_means_nothing_stays_on_the_404_page(
-        browser: object, hosted: str) -> None:
+        browser: Browser, hosted: str) -> None:
     page, watch = _open(browser, DESKTOP)
     missing = f"{hosted}id/no-such-record/"
     watch.expected.add(missing)
-    page.goto(missing)  # type: ignore[attr-defined]
-    page.wait_for_load_state("networkidle")  # type: ignore[attr-defined]
-    assert page.url == missing and _h1(page) == "Page not found"  # type: ignore[attr-defined]
+    page.goto(missing)
+    page.wait_for_load_state("networkidle")
+    assert page.url == missing and _h1(page) == "Page not found"
     assert any("/errors/assets/resolve/r" in url for url in watch.requested)  # it did look
     _clean(watch)
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
-def test_a_search_from_the_address_bar_lands_on_the_results(browser: object,
+def test_a_search_from_the_address_bar_lands_on_the_results(browser: Browser,
                                                             hosted: str) -> None:
     page, watch = _open(browser, DESKTOP)
-    page.goto(f"{hosted}?q={quote('ValueError: Unknown MLX async mode: turbo')}")  # type: ignore[attr-defined]
-    first = page.locator(".md-search-result__item").first  # type: ignore[attr-defined]
+    page.goto(f"{hosted}?q={quote('ValueError: Unknown MLX async mode: turbo')}")
+    first = page.locator(".md-search-result__item").first
     expect(first.locator("h1")).to_have_text(sites.SEED_MESSAGE)
-    assert page.locator("#__search").is_checked()  # type: ignore[attr-defined]
+    assert page.locator("#__search").is_checked()
     _clean(watch)
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
 def test_screenshots_of_what_changed_and_of_a_removed_page(
-        browser: object, hosted: str, tmp_path: Path, viewport: dict[str, int]) -> None:
+        browser: Browser, hosted: str, tmp_path: Path, viewport: ViewportSize) -> None:
     """For a person to look at (tests/artifacts/): the "what changed" page, light and dark
     (Material's palette), and a "removed" page (the system's scheme); neither scrolls
     sideways."""
@@ -155,10 +156,10 @@ def test_screenshots_of_what_changed_and_of_a_removed_page(
     page, watch = _open(browser, viewport)
     width = viewport["width"]
     changes = Addresses().page_url(changes_path(SAMPLE_VERSION))
-    page.goto(hosted + changes)  # type: ignore[attr-defined]
+    page.goto(hosted + changes)
     assert _h1(page) == f"What changed in {SAMPLE_VERSION}"
     for scheme in ("default", "slate"):
-        page.evaluate(  # type: ignore[attr-defined]
+        page.evaluate(
             f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
         _shoot(page, f"changes-{width}-{scheme}", width)
     _clean(watch)
@@ -169,17 +170,17 @@ def test_screenshots_of_what_changed_and_of_a_removed_page(
     file.parent.mkdir(parents=True)
     file.write_text(removed_page("id/x/index.html", removed, Addresses(),
                                  site_name="errdocs"), "utf-8")
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)  # type: ignore[attr-defined]
-        page.goto(file.as_uri())  # type: ignore[attr-defined]
-        assert page.locator("h1").inner_text() == "Removed in 2026-09-30T00:00:00Z"  # type: ignore[attr-defined]
+    for scheme in SCHEMES:
+        page.emulate_media(color_scheme=scheme)
+        page.goto(file.as_uri())
+        assert page.locator("h1").inner_text() == "Removed in 2026-09-30T00:00:00Z"
         _shoot(page, f"removed-{width}-{scheme}", width)
-    page.close()  # type: ignore[attr-defined]
+    page.close()
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
 def test_screenshots_of_the_versions_and_of_an_id_page_where_refresh_is_off(
-        browser: object, hosted: str, viewport: dict[str, int]) -> None:
+        browser: Browser, hosted: str, viewport: ViewportSize) -> None:
     """The list of versions with the feed's link, light and dark, nothing hidden in a box
     scrolling sideways; an /id/ page as a reader sees it when the refresh does not happen
     (JavaScript off, the record's page not answering): readable at a phone's width and in
@@ -187,17 +188,17 @@ def test_screenshots_of_the_versions_and_of_an_id_page_where_refresh_is_off(
     ARTIFACTS.mkdir(exist_ok=True)
     page, watch = _open(browser, viewport)
     width = viewport["width"]
-    page.goto(f"{hosted}errors/changes/")  # type: ignore[attr-defined]
+    page.goto(f"{hosted}errors/changes/")
     assert _h1(page) == "Dataset versions"
-    assert page.get_by_role("link", name="Atom feed of added and changed errors").is_visible()  # type: ignore[attr-defined]
+    assert page.get_by_role("link", name="Atom feed of added and changed errors").is_visible()
     for scheme in ("default", "slate"):
-        page.evaluate(  # type: ignore[attr-defined]
+        page.evaluate(
             f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
         _shoot(page, f"versions-{width}-{scheme}", width)
     _clean(watch)
-    page.close()  # type: ignore[attr-defined]
-    for scheme in ("light", "dark"):
-        context = browser.new_context(  # type: ignore[attr-defined]
+    page.close()
+    for scheme in SCHEMES:
+        context = browser.new_context(
             viewport=viewport, color_scheme=scheme, java_script_enabled=False,
             is_mobile=viewport is PHONE)  # a phone lays out 980 px without a viewport tag
         page = context.new_page()
@@ -214,13 +215,13 @@ def test_screenshots_of_the_versions_and_of_an_id_page_where_refresh_is_off(
         context.close()
 
 
-def _shoot(page: object, name: str, width: int) -> None:
-    scroll = page.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+def _shoot(page: Page, name: str, width: int) -> None:
+    scroll = page.evaluate("document.documentElement.scrollWidth")
     assert scroll <= width, f"{name} scrolls sideways"
-    boxes = page.evaluate(  # type: ignore[attr-defined]
+    boxes = page.evaluate(
         "[...document.querySelectorAll('.md-typeset__scrollwrap')]"
         ".filter(e => e.scrollWidth > e.clientWidth).length")
     assert boxes == 0, f"{name} hides part of a table in a box scrolling sideways"
     shot = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(shot), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 5_000

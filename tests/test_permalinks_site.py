@@ -37,7 +37,7 @@ from errdocs.site.state import site_folder
 from errdocs.units import plan as shards
 
 from .conftest import ROOT, SAMPLE, copy_project
-from .helpers import read_all
+from .helpers import read_all, xml_attribute
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -159,7 +159,7 @@ def test_the_feed_is_valid_atom_linking_pages(hostile_site: tuple[Path, list]) -
     entries = root.findall("a:entry", ATOM)
     assert len(entries) == len(records) == 89  # bounded at 100: test_permalinks.py
     for entry in entries:
-        href = entry.find("a:link", ATOM).get("href")
+        href = xml_attribute(entry, "a:link", "href", ATOM)
         assert href.startswith(SITE_URL)
         assert (site / href.removeprefix(SITE_URL) / "index.html").is_file()
 
@@ -169,7 +169,7 @@ def test_every_page_links_the_opensearch_description_and_the_feed(
     site, _ = hostile_site
     description = ET.fromstring((site / "opensearch.xml").read_bytes())
     ns = {"o": "http://a9.com/-/spec/opensearch/1.1/"}
-    assert description.find("o:Url", ns).get("template") == SITE_URL + "?q={searchTerms}"
+    assert xml_attribute(description, "o:Url", "template", ns) == SITE_URL + "?q={searchTerms}"
     pages = [p for p in site.rglob("*.html") if p.relative_to(site).parts[0] != "id"]
     for page in pages:
         text = page.read_text("utf-8")

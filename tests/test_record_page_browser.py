@@ -12,18 +12,18 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, ViewportSize
 
 from . import sites
+from .conftest import Built
 
 CHROMIUM = sites.CHROMIUM
 ARTIFACTS = sites.ROOT / "tests" / "artifacts"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1440, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+DESKTOP: ViewportSize = {"width": 1440, "height": 900}
 SCHEMES = ["default", "slate"]
 
 pytestmark = [
@@ -71,7 +71,7 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def _open(browser: Browser, url: str, viewport: dict[str, int], scheme: str = "default") -> Page:
+def _open(browser: Browser, url: str, viewport: ViewportSize, scheme: str = "default") -> Page:
     """``url`` in a browser whose system asks for the light or the dark scheme (mkdocs.yml's
     palette follows it from the start, so no colour is caught mid-transition)."""
     page = browser.new_page(viewport=viewport,
@@ -96,14 +96,14 @@ def test_the_header_answers_is_this_my_error(browser: Browser, hosted: str,
     heading = article.locator("h1")
     assert heading.inner_text().removesuffix("¶").strip() == sample.record["errorMessage"]
     # The trail first, then the title, then the error as printed.
-    tops = [box["y"] for box in (crumbs.bounding_box(), heading.bounding_box(),
-                                 article.locator(".errdocs-printed").bounding_box())]
+    tops = [sites.top(element) for element in (crumbs, heading,
+                                               article.locator(".errdocs-printed"))]
     assert tops == sorted(tops)
     assert article.locator(".errdocs-printed").inner_text().strip() == sample.printed
     # Where it is filed, as links, and what kind of error, all before "What it means".
-    meaning = article.locator("h2", has_text="What it means").bounding_box()["y"]
+    meaning = sites.top(article.locator("h2", has_text="What it means"))
     facts = article.locator("p:has(.errdocs-fact)")
-    assert facts.count() == 2 and facts.nth(1).bounding_box()["y"] < meaning
+    assert facts.count() == 2 and sites.top(facts.nth(1)) < meaning
     links = facts.first.locator("a").all_inner_texts()
     assert links == [sample.record["repo"], sample.record["backgroundTag"], *sample.record["tags"]]
     kinds = facts.nth(1).inner_text()
@@ -115,7 +115,7 @@ def test_the_header_answers_is_this_my_error(browser: Browser, hosted: str,
     assert pattern.get_attribute("open") is None
     assert not pattern.locator("code").is_visible()
     description = page.locator("meta[name=description]").get_attribute("content")
-    assert sample.record["messagePattern"] not in description
+    assert description is not None and sample.record["messagePattern"] not in description
     # Dates a person reads; the commit linked to its tree.
     when = article.locator("time").first
     assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}", when.inner_text())
@@ -260,7 +260,7 @@ def test_a_deeply_indented_raising_line_is_scrolled_into_view_on_a_phone(
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1440px"])
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_screenshots_of_three_record_pages(browser: Browser, hosted: str,
-                                           viewport: dict[str, int], scheme: str) -> None:
+                                           viewport: ViewportSize, scheme: str) -> None:
     """For a person to look at (tests/artifacts/); what can be measured: no page scrolls
     sideways."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -296,8 +296,8 @@ def test_axe_finds_no_serious_or_critical_violation(browser: Browser, hosted: st
     page.close()
 
 
-def test_no_two_record_pages_share_a_title(hosted: str, built: object) -> None:
-    site: Path = built.site  # type: ignore[attr-defined]
+def test_no_two_record_pages_share_a_title(hosted: str, built: Built) -> None:
+    site = built.site
     titles = {}
     for page in (site / "errors").glob("*/*/*/index.html"):
         if page.parent.parent.name == "index":  # tags/index/by-name/: a list, no record

@@ -56,7 +56,7 @@ FRAGMENTS = [
     # Whole lines that would end a code fence, a tab or the front matter early.
     "\n```\n", "\n````\n", "\n~~~\n", "\n    ```\n", "\n```` js\n", "\n</code></pre>\n",
 ]
-CHARS = st.characters(exclude_categories=("Cs",))
+CHARS = st.characters(exclude_categories=["Cs"])
 TEXT = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(CHARS, max_size=4)),
                 max_size=6).map("".join)
 REQUIRED = st.tuples(TEXT, TEXT).map(lambda ab: f"{ab[0]}Z{ab[1]}")
@@ -170,7 +170,9 @@ def _rendered(config: MkDocsConfig,
         for record in records:
             path = catalog.entries[record.id].path
             assert (out / path).resolve().is_relative_to(out.resolve())
-            page = Page(None, files.get_file_from_path(f"errors/{path}"), config)
+            file = files.get_file_from_path(f"errors/{path}")
+            assert file is not None, path
+            page = Page(None, file, config)
             page.read_source(config)
             page.render(config, files)
             rendered[record.id] = page

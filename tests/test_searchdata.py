@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,19 +21,22 @@ from .helpers import record
 SCRIPT = re.compile(r'\A__errdocsLookup\("([^"]+)",(.*)\);\n\Z', re.S)
 
 
-def _files(records: list, pages: tuple[sd.HandPage, ...] = ()) -> dict[str, object]:
+def _files(records: list, pages: tuple[sd.HandPage, ...] = ()) -> dict[str, tuple[str, Any]]:
+    """Each data file's name (without the folder): its script's name and its JSON payload."""
     index = build_index(records, build_catalog(records), javascript=True)
     found = {}
     for page in sd.search_data(index, records, pages):
-        name, body = SCRIPT.match(page.content).groups()  # type: ignore[union-attr]
+        script = SCRIPT.match(page.content)
+        assert script is not None, page.content[:80]
+        name, body = script.groups()
         found[page.path.removeprefix(f"{sd.FOLDER}/")] = (name, json.loads(body))
     return found
 
 
-def _posting(files: dict[str, object], word: str) -> list[int]:
-    manifest = files["manifest.js"][1]  # type: ignore[index]
+def _posting(files: dict[str, tuple[str, Any]], word: str) -> list[int]:
+    manifest = files["manifest.js"][1]
     shard = fnv1a(word) % manifest["shards"]
-    count, *gaps = files[f"w{shard:x}.js"][1][word]  # type: ignore[index]
+    count, *gaps = files[f"w{shard:x}.js"][1][word]
     numbers, at = [], 0
     for gap in gaps:
         at += gap
@@ -65,8 +69,8 @@ def test_a_common_word_lists_its_first_records_and_counts_them_all(
     records = [record(f"r{n}", repo="o/r", slug=f"s{n:02d}", error_message=f"common word{n}")
                for n in range(10)]
     files = _files(records)
-    shard = fnv1a("common") % files["manifest.js"][1]["shards"]  # type: ignore[index]
-    assert files[f"w{shard:x}.js"][1]["common"] == [10, 0, 1, 1]  # type: ignore[index]
+    shard = fnv1a("common") % files["manifest.js"][1]["shards"]
+    assert files[f"w{shard:x}.js"][1]["common"] == [10, 0, 1, 1]
     assert _posting(files, "word7") == [7]
     assert len([n for n in files if n.startswith("r")]) == 1  # 10 records: one chunk
 
@@ -80,6 +84,6 @@ def test_manifest_lists_hand_written_pages_by_their_words(tmp_path: Path) -> Non
     assert page == sd.HandPage("guide/", "The Guide", "# The Guide\n\nRead the manual.\n")
     assert hand_page(settings, "missing.md") is None
     files = _files([record("a")], (page,))
-    manifest = files["manifest.js"][1]  # type: ignore[index]
+    manifest = files["manifest.js"][1]
     assert manifest["pages"] == [["guide/", "The Guide", "guide read manual"]]
     assert manifest["fullText"] is False and manifest["records"] == 1

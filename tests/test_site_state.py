@@ -74,7 +74,8 @@ def test_a_failed_swap_puts_the_previous_site_back(
     site = project / "site"
     _build(project, SAMPLE, site)
     before = site_tree(site)
-    rename, failed = Path.rename, []
+    rename = Path.rename
+    failed: list[Path] = []
 
     def failing(self: Path, target: str | Path) -> Path:
         if Path(target) == site and not failed:  # the new site's rename, once

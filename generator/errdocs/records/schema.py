@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 KNOWN_SCHEMA_VERSIONS = frozenset({1, 2})
 """Schema versions whose fields errdocs knows; others render what is known, with a warning."""
@@ -106,7 +107,7 @@ in bounded pieces and never held whole, so one huge line cannot exhaust the memo
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def json_schema(schema_id: str | None = None) -> dict[str, object]:
+def json_schema(schema_id: str | None = None) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of what ``errdocs check`` accepts as one record: a bare
     record or the dataset's ``{"record": ..., "datasetVersion": ...}`` envelope. Made from
     :data:`FIELDS` and the patterns above, the definition validation itself uses, so the two
