@@ -265,3 +265,21 @@ def test_screenshots_of_a_filtered_repository_page(browser: object, hosted: str,
         assert shot.stat().st_size > 10_000
     assert opened.trouble == []
     page.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("width", (1024, 1440))
+def test_the_clear_button_shares_a_line_with_the_selects(browser: object, hosted: str,
+                                                         width: int) -> None:
+    """From a tablet up, the Clear button shown once a filter is on sits beside the last select
+    of a repository page's bar, not alone on a line of its own."""
+    opened = _open(browser, width)
+    page = opened.page
+    page.goto(hosted + REPO_PAGE + "?severity=error")  # type: ignore[attr-defined]
+    _settled(page)
+    clear = page.locator(".errdocs-filter__clear").bounding_box()  # type: ignore[attr-defined]
+    selects = page.locator(".errdocs-filter select")  # type: ignore[attr-defined]
+    last = selects.nth(selects.count() - 1).bounding_box()
+    assert selects.count() >= 4
+    assert clear["y"] < last["y"] + last["height"] and last["y"] < clear["y"] + clear["height"]
+    assert clear["x"] > last["x"] + last["width"]
+    page.close()  # type: ignore[attr-defined]
