@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -282,4 +283,47 @@ def test_the_clear_button_shares_a_line_with_the_selects(browser: object, hosted
     assert selects.count() >= 4
     assert clear["y"] < last["y"] + last["height"] and last["y"] < clear["y"] + clear["height"]
     assert clear["x"] > last["x"] + last["width"]
+    page.close()  # type: ignore[attr-defined]
+
+
+_BUDGET = 110
+"""A facet's bytes in the ``budgeted`` site: about three classes of the catalogue offered."""
+
+
+@pytest.fixture(scope="module")
+def budgeted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The sample built with facets offering what fits in :data:`_BUDGET` bytes, served."""
+    project = sites.copy_project(tmp_path_factory.mktemp("budget"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(filters, "FACET_BYTES", _BUDGET)
+        settings, _ = sites.build_project(project)
+    with sites.serve(settings.site_dir, urlsplit(sites.SITE_URL).path) as url:
+        yield url
+
+
+def test_a_facet_says_it_lists_only_the_most_common_values(
+        browser: object, budgeted: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The class select of the catalogue lists what fits, then says how many errors have the
+    values it leaves out; an offered value filters exactly (records whose value is left out
+    are placed at -1 in the summary's table)."""
+    monkeypatch.setattr(filters, "FACET_BYTES", _BUDGET)
+    entries = list(build_catalog(read_all([sites.SAMPLE]).records).entries.values())
+    ranked = facets.ranked(Counter(facets.value_of(e, facets.CLASS) for e in entries))
+    offered = filters.offer(ranked)
+    assert 2 <= len(offered) < len(ranked)
+    opened = _open(browser)
+    page = opened.page
+    page.goto(budgeted + "errors/")  # type: ignore[attr-defined]
+    page.wait_for_selector(".errdocs-filter select[name=class]")  # type: ignore[attr-defined]
+    options = page.locator(".errdocs-filter select[name=class] option")  # type: ignore[attr-defined]
+    texts = options.all_inner_texts()
+    assert texts[1:-1] == [f"{value} ({count})" for value, count in offered]
+    hidden = len(entries) - sum(count for _, count in offered)
+    assert texts[-1] == (f"Only the most common are listed: {hidden} more errors "
+                         "with rarer values")
+    assert options.nth(len(texts) - 1).is_disabled()
+    value, count = offered[1]
+    _choose(page, "class", value)
+    assert _classes(page) == [value] * count
+    assert opened.trouble == []
     page.close()  # type: ignore[attr-defined]
