@@ -85,7 +85,7 @@ def filter_figures(catalog: Catalog) -> tuple[int, str, int, int, float, int]:
         for param in params:
             counted = facets.ranked(collections.Counter(
                 facets.value_of(e, param.facet) for e in entries))
-            for value, _ in counted[:filters.SHOWN]:
+            for value, _ in filters.offer(counted):
                 paths = filters.action_files(key, entries, param, value, rows)
                 actions.append(sum(size[p] for p in paths))
     return (size[largest], largest, len(size), max(actions), sum(actions) / len(actions),

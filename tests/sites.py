@@ -20,7 +20,7 @@ from errdocs.project import Settings, load_settings
 from errdocs.site.bundle import BundleReport, make_bundle
 
 if TYPE_CHECKING:  # Playwright is needed by the browser tests only
-    from playwright.sync_api import Browser, Locator
+    from playwright.sync_api import Browser, FloatRect, Locator
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -127,8 +127,13 @@ def serve(directory: Path, prefix: str = "/") -> Iterator[str]:
         thread.join(timeout=5)
 
 
+def box(locator: Locator) -> FloatRect:
+    """An element's box on the page (it must be shown: a hidden one fails the test)."""
+    found = locator.bounding_box()
+    assert found is not None, f"{locator} is not shown"
+    return found
+
+
 def top(locator: Locator) -> float:
-    """Where an element's box starts on the page (it must be shown: a hidden one fails)."""
-    box = locator.bounding_box()
-    assert box is not None, f"{locator} is not shown"
-    return box["y"]
+    """Where an element's box starts on the page (it must be shown)."""
+    return box(locator)["y"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -144,6 +145,71 @@ def test_one_filter_action_downloads_little_and_no_file_is_large() -> None:
                 paths = filters.action_files(key, entries, param, value[0], rows)
                 worst = max(worst, sum(size[p] for p in paths))
     assert 20_000 < worst < 200_000
+
+
+def _pathological() -> list:
+    """Records whose values make a summary as long as it can be: long classes, handling
+    strategies and languages, all different; long repository names, 300 repositories; hundreds
+    of tags on each record (a tag listing spans every repository); ids long enough that the
+    small listings are filtered from value lists."""
+    rng = random.Random(13)
+    word = "Ünïcödé" * 4  # escaped in the ASCII-only JSON: 6 bytes a character
+
+    def long(prefix: str, n: int) -> str:
+        return f"{prefix}{n}{word}" + "x" * rng.randint(0, 150)
+
+    tags = tuple(f"tag-{t}" for t in range(300))
+    records = [record(f"{'i' * (n % 7) * 9}{n:05d}", repo=f"{long('owner', n % 300)}/repo",
+                      slug=f"s{n}", error_class=long("Cls", n), error_type=long("kind", n),
+                      severity=long("sev", n), handling_strategy=long("strategy", n),
+                      file_path=f"src/m{n}.{('py', 'rs', 'go', 'java')[n % 4]}",
+                      tags=tags if n < 200 else ()) for n in range(600)]
+    records += [record(f"{'s' * 16}{n:04d}", repo=f"{'o' * 90}/{n % 150}", slug=f"t{n}",
+                       error_class=f"C{n}", tags=("few",)) for n in range(200)]  # a small one
+    return records
+
+
+def test_no_summary_is_longer_than_its_budget_whatever_the_values() -> None:
+    """The largest summary is bounded by construction (filters.SUMMARY_BYTES, under 30 KB),
+    not by the number of values a facet has nor their length; each facet still offers its
+    most common values (a prefix of the ranking), and counts the records of the others."""
+    records = _pathological()
+    catalog = build_catalog(records)
+    files = filters.filter_data(catalog)
+    listings: list[tuple[str, Sequence[Entry]]] = [
+        (facets.CATALOGUE, sorted(catalog.entries.values(), key=lambda e: e.sort_key))]
+    listings += [(facets.group_filter(g), g.entries) for kind in facets.FILTERED
+                 for g in catalog.groups[kind].values()]
+    size = {f.path: len(f.content.encode()) for f in files}
+    summaries = [size[f"{filters.FOLDER}/g/{key}.js"] for key, _ in listings]
+    assert len(listings) > 700
+    assert max(summaries) < 30_000  # 208 KB before the budget
+    assert max(summaries) <= filters.SUMMARY_BYTES < 30_000
+    hidden_somewhere = 0
+    for key, entries in listings:
+        summary = _data(files, f"g/{key}.js")
+        for name, values, hidden in summary["facets"]:
+            param = next(p for p in filters.PARAMS if p.name == name)
+            ranked = facets.ranked(Counter(facets.value_of(e, param.facet) for e in entries))
+            short = [(v, c) for v, c in ranked  # as a large listing's entry, ASCII
+                     if len(json.dumps([v, c, "0" * 12], separators=(",", ":"))) < 200]
+            assert [tuple(v[:2]) for v in values] == short[:len(values)]
+            assert sum(v[1] for v in values) + hidden == len(entries)
+            assert values or not short
+            hidden_somewhere += hidden
+        if "records" in summary:  # a small listing: a value not offered is -1
+            for row, entry in zip(summary["records"], entries, strict=True):
+                for column, (name, values, _) in enumerate(summary["facets"], 1):
+                    param = next(p for p in filters.PARAMS if p.name == name)
+                    value = facets.value_of(entry, param.facet)
+                    place = [v[0] for v in values].index(value) if row[column] >= 0 else -1
+                    assert row[column] == place
+                    assert place >= 0 or value not in [v[0] for v in values]
+    assert hidden_somewhere > 0
+    few, many = (facets.group_filter(catalog.group_of(GroupKind.TAG, t)) for t in ("few", "tag-0"))
+    table = _data(files, f"g/{few}.js")["records"]  # 200 ids of 20 characters
+    assert any(-1 in row for row in table)  # repositories not offered
+    assert "records" not in _data(files, f"g/{many}.js")  # 200 longer ids: value lists
 
 
 _TEXT = st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=40)

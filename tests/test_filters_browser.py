@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -268,10 +269,71 @@ def test_screenshots_of_a_filtered_repository_page(browser: Browser, hosted: str
         page.goto(hosted + REPO_PAGE + "?severity=error")
         _settled(page)
         page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-        page.wait_for_timeout(400)  # # the colour transitions end
+        page.wait_for_timeout(400)  # the colour transitions end
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot = ARTIFACTS / f"filters-repository-{width}-{scheme}.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
+    assert opened.trouble == []
+    page.close()
+
+
+@pytest.mark.parametrize("width", (1024, 1440))
+def test_the_clear_button_shares_a_line_with_the_selects(browser: Browser, hosted: str,
+                                                         width: int) -> None:
+    """From a tablet up, the Clear button shown once a filter is on sits beside the last select
+    of a repository page's bar, not alone on a line of its own."""
+    opened = _open(browser, width)
+    page = opened.page
+    page.goto(hosted + REPO_PAGE + "?severity=error")
+    _settled(page)
+    clear = sites.box(page.locator(".errdocs-filter__clear"))
+    selects = page.locator(".errdocs-filter select")
+    last = sites.box(selects.nth(selects.count() - 1))
+    assert selects.count() >= 4
+    assert clear["y"] < last["y"] + last["height"] and last["y"] < clear["y"] + clear["height"]
+    assert clear["x"] > last["x"] + last["width"]
+    page.close()
+
+
+_BUDGET = 110
+"""A facet's bytes in the ``budgeted`` site: about three classes of the catalogue offered."""
+
+
+@pytest.fixture(scope="module")
+def budgeted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The sample built with facets offering what fits in :data:`_BUDGET` bytes, served."""
+    project = sites.copy_project(tmp_path_factory.mktemp("budget"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(filters, "FACET_BYTES", _BUDGET)
+        settings, _ = sites.build_project(project)
+    with sites.serve(settings.site_dir, urlsplit(sites.SITE_URL).path) as url:
+        yield url
+
+
+def test_a_facet_says_it_lists_only_the_most_common_values(
+        browser: Browser, budgeted: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The class select of the catalogue lists what fits, then says how many errors have the
+    values it leaves out; an offered value filters exactly (records whose value is left out
+    are placed at -1 in the summary's table)."""
+    monkeypatch.setattr(filters, "FACET_BYTES", _BUDGET)
+    entries = list(build_catalog(read_all([sites.SAMPLE]).records).entries.values())
+    ranked = facets.ranked(Counter(facets.value_of(e, facets.CLASS) for e in entries))
+    offered = filters.offer(ranked)
+    assert 2 <= len(offered) < len(ranked)
+    opened = _open(browser)
+    page = opened.page
+    page.goto(budgeted + "errors/")
+    page.wait_for_selector(".errdocs-filter select[name=class]")
+    options = page.locator(".errdocs-filter select[name=class] option")
+    texts = options.all_inner_texts()
+    assert texts[1:-1] == [f"{value} ({count})" for value, count in offered]
+    hidden = len(entries) - sum(count for _, count in offered)
+    assert texts[-1] == (f"Only the most common are listed: {hidden} more errors "
+                         "with rarer values")
+    assert options.nth(len(texts) - 1).is_disabled()
+    value, count = offered[1]
+    _choose(page, "class", value)
+    assert _classes(page) == [value] * count
     assert opened.trouble == []
     page.close()

@@ -58,6 +58,16 @@ def test_the_home_page_shows_the_catalogue_and_the_tags_index_sorts(browser: Bro
     page.close()
 
 
+_CHART_LABELS_OUTSIDE = """() => [...document.querySelectorAll('.errdocs-chart')].flatMap((f) => {
+  const box = f.getBoundingClientRect();
+  return [...f.querySelectorAll('text')].filter((t) => {
+    const r = t.getBoundingClientRect();
+    return r.left < box.left - 1 || r.right > box.right + 1;
+  }).map((t) => t.textContent);
+})"""
+"""The charts' labels drawn outside their figure (cut off at a phone's edge)."""
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_screenshots_of_home_a_repository_and_the_tags_index(browser: Browser, hosted: str,
                                                             width: int) -> None:
@@ -69,6 +79,7 @@ def test_screenshots_of_home_a_repository_and_the_tags_index(browser: Browser, h
             page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
             page.wait_for_timeout(400)  # the theme's colour transitions (250 ms) end
             assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, scheme)
+            assert page.evaluate(_CHART_LABELS_OUTSIDE) == [], (name, width)
             shot = ARTIFACTS / f"listings-{name}-{width}-{scheme}.png"
             page.screenshot(path=str(shot), full_page=True)
             assert shot.stat().st_size > 10_000

@@ -16,11 +16,12 @@ BAR = 18
 """Height of a bar, in SVG units."""
 GAP = 6
 """Space between bars."""
-LABEL = 120
-"""Width of the labels' column."""
-WIDTH = 320
+LABEL = 140
+"""Width of the labels' column: :data:`LABEL_CHARS` characters of 13 units fit in it (an
+18-character label overflowed 120 units, and a phone cut it off)."""
+WIDTH = 340
 """Width of the whole chart."""
-LABEL_CHARS = 18
+LABEL_CHARS = 16
 """A label is cut to this many characters (its full text stays in the title)."""
 
 

@@ -12,12 +12,17 @@ scripts (``__errdocsLookup(name, data)``, like the search box's: see :mod:`.past
   file, chosen by the FNV-1a hash of the id's UTF-8 bytes (``errdocs-filter.js`` computes the
   same). A page of results loads at most :data:`PAGE` of them.
 - a listing's summary, ``g/<key>.js`` (:func:`~errdocs.catalog.facets.filter_key`): its facets'
-  values with their counts, most first. A listing of at most :data:`SMALL` records also lists
-  each record's id and values, so the browser filters it by any mix of facets exactly. A larger
-  one lists its :data:`SHOWN` most common values a facet, and each of those has its records'
-  ids, in the listing's order, in files of :data:`PAGE` (``g/<key>/<facet>-<value>-<n>.js``):
-  one value is one file a page; with several facets chosen, the browser reads the list of the
-  rarest and keeps the rows matching the others.
+  values with their counts, most first. Each facet offers its most common values, as many as
+  fit in :data:`FACET_BYTES` (at most :data:`SHOWN`; a value longer than :data:`VALUE_BYTES`
+  is never offered), and counts the records of the rest, which the filter bar says are not
+  offered. A listing of at most :data:`SMALL` records whose ids fit in :data:`IDS_BYTES` also
+  lists each record's id and the place of each of its values among those offered, so the
+  browser filters it by any mix of facets exactly. A larger one gives each offered value its
+  records' ids, in the listing's order, in files of :data:`PAGE`
+  (``g/<key>/<facet>-<value>-<n>.js``): one value is one file a page; with several facets
+  chosen, the browser reads the list of the rarest and keeps the rows matching the others.
+  So no summary is longer than :data:`SUMMARY_BYTES`, whatever the records' number, values,
+  value lengths or ids.
 
 Files are made from the catalogue's entries and placed in data units by the plan like every
 data file, so a changed record rewrites its row file and the files of the lists it is on.
@@ -47,7 +52,18 @@ PAGE = 50
 SMALL = 200
 """Listings of at most this many records are filtered in the browser from their summary."""
 SHOWN = 100
-"""Values a facet of a larger listing offers (the most common; the rest are counted)."""
+"""Values a facet offers at most (the most common; the rest are counted)."""
+FACET_BYTES = 3_000
+"""Bytes a facet's offered values take at most in a summary (JSON as written, value lists'
+names included): the most common values are offered while they fit, so a facet's part of a
+summary depends neither on the number of values (a tag listing spanning 200 repositories)
+nor on their length."""
+VALUE_BYTES = 200
+"""A value whose entry in a summary would be longer than this is never offered (it would
+crowd out the others): a facet offers at least :data:`FACET_BYTES` / this of the others."""
+IDS_BYTES = 5_000
+"""A listing of at most :data:`SMALL` records is filtered from its summary only if its ids
+take at most this many bytes there (200 ids of 22 characters); else from value lists."""
 ROWS_PER_FILE = 6
 """Records a row file holds at most on average (between half of it and it: the count is a power
 of two): a page of results loads at most :data:`PAGE` row files of about 2 KB. At 310,000
@@ -69,6 +85,10 @@ PARAMS = (Param("class", facets.CLASS), Param("type", facets.ERROR_TYPE),
           Param("language", facets.LANGUAGE), Param("repo", facets.REPO))
 """Every facet, in the order the filter bar shows them (``repo`` where a page spans several
 repositories)."""
+SUMMARY_BYTES = 256 + len(PARAMS) * (FACET_BYTES + 40) + IDS_BYTES + SMALL * 24
+"""What a summary takes at most: its header, each facet's offered values and the count of the
+rest, and a small listing's table (each id, and the places of its six values, at most two
+characters each)."""
 
 
 def filter_data(catalog: Catalog) -> list[Page]:
@@ -118,9 +138,9 @@ def row_of(entry: Entry, values: tuple[str, ...] | None = None) -> list[str]:
 def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
                   values: Mapping[str, tuple[str, ...]] | None = None) -> list[Page]:
     """The summary of the listing filed under ``key`` (its ``entries`` in listing order) and,
-    when it holds more than :data:`SMALL`, its value lists. ``show_repo``: its rows name
-    their repository (as the page's own rows do); ``values``: :func:`facet_values` of every
-    entry by id, when known."""
+    unless it is :func:`small`, its value lists. ``show_repo``: its rows name their
+    repository (as the page's own rows do); ``values``: :func:`facet_values` of every entry by
+    id, when known."""
     if values is None:
         values = {e.record_id: facet_values(e) for e in entries}
     known = [values[e.record_id] for e in entries]
@@ -128,20 +148,19 @@ def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
                if p.facet is not facets.REPO or len({v[n] for v in known}) > 1]
     summary: dict[str, object] = {"version": VERSION, "total": len(entries),
                                   "showRepo": show_repo}
-    small = len(entries) <= SMALL
+    is_small = small(entries)
     offered: list[list[object]] = []
     files: list[Page] = []
     table: list[list[object]] = [[e.record_id] for e in entries]
     for param, column in columns:
-        counted = facets.ranked(Counter(column))
-        shown = counted if small else counted[:SHOWN]
-        if small:
+        shown = offer(facets.ranked(Counter(column)))
+        hidden = len(column) - sum(c for _, c in shown)
+        if is_small:
             place = {value: n for n, (value, _) in enumerate(shown)}
             for row, value in zip(table, column, strict=True):
-                row.append(place[value])
-            offered.append([param.name, [[v, c] for v, c in shown], 0])
+                row.append(place.get(value, -1))  # -1: a value not offered
+            offered.append([param.name, [[v, c] for v, c in shown], hidden])
             continue
-        hidden = sum(c for _, c in counted[SHOWN:])
         members: dict[str, list[str]] = {value: [] for value, _ in shown}
         for entry, value in zip(entries, column, strict=True):
             if value in members:
@@ -153,9 +172,35 @@ def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
             listed.append([value, count, name])
         offered.append([param.name, listed, hidden])
     summary["facets"] = offered
-    if small:
+    if is_small:
         summary["records"] = table
     return [Page(f"{FOLDER}/g/{key}.js", _script(f"g{key}", summary)), *files]
+
+
+def small(entries: Sequence[Entry]) -> bool:
+    """Whether a listing of ``entries`` is filtered from its summary alone: at most
+    :data:`SMALL` records, whose ids take at most :data:`IDS_BYTES` there."""
+    if len(entries) > SMALL:
+        return False
+    return sum(len(_json(e.record_id)) for e in entries) <= IDS_BYTES
+
+
+def offer(counted: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The values a facet offers of ``counted`` (every value with its count, most first): the
+    first ones, as many as fit in :data:`FACET_BYTES` (entries measured as a large listing's,
+    with their list files' name) and at most :data:`SHOWN`, skipping any longer than
+    :data:`VALUE_BYTES`."""
+    shown: list[tuple[str, int]] = []
+    room = FACET_BYTES
+    for value, count in counted:
+        size = len(_json([value, count, value_key(value)])) + 1  # and a comma
+        if size > VALUE_BYTES:
+            continue
+        if size > room or len(shown) == SHOWN:
+            break
+        shown.append((value, count))
+        room -= size
+    return shown
 
 
 def action_files(key: str, entries: Sequence[Entry], param: Param, value: str,
@@ -166,7 +211,7 @@ def action_files(key: str, entries: Sequence[Entry], param: Param, value: str,
     its first :data:`PAGE` records. What the benchmark and the tests measure."""
     ids = [e.record_id for e in entries if facets.value_of(e, param.facet) == value][:PAGE]
     paths = [f"{FOLDER}/manifest.js", f"{FOLDER}/g/{key}.js"]
-    if len(entries) > SMALL:
+    if not small(entries):
         paths.append(f"{FOLDER}/g/{key}/{param.name}-{value_key(value)}-1.js")
     return paths + sorted({f"{FOLDER}/r/{row_file(i, rows):x}.js" for i in ids})
 

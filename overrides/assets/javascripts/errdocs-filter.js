@@ -164,6 +164,9 @@
     const form = element("form", undefined, "errdocs-filter__bar");
     form.setAttribute("role", "search");
     form.setAttribute("aria-label", "Filter these errors");
+    // The selects wrap in a box of their own, so from a tablet up the Clear button stays at
+    // the right of their last line instead of being left alone on a line (errdocs.css).
+    const fields = element("div", undefined, "errdocs-filter__fields");
     const selects = {};
     for (const [name, values, hidden] of summary.facets) {
       if (values.length < 2 && !hidden) continue;  // one value filters nothing out
@@ -179,18 +182,19 @@
         option.value = value;
         select.append(option);
       }
-      if (hidden) {
-        const more = element("option", `${number(hidden)} more in other values`);
+      if (hidden) {  // the data offer a facet's most common values only (a bounded file)
+        const more = element("option", `Only the most common are listed: ${number(hidden)} ` +
+          `more error${hidden === 1 ? "" : "s"} with rarer values`);
         more.disabled = true;
         select.append(more);
       }
       label.append(select);
-      form.append(label);
+      fields.append(label);
       selects[name] = select;
     }
     const clear = element("button", "Clear", "md-button errdocs-filter__clear");
     clear.type = "reset";
-    form.append(clear);
+    form.append(fields, clear);
     const status = element("p", undefined, "errdocs-filter__status");
     status.setAttribute("aria-live", "polite");
     const results = element("div", undefined, "errdocs-rows errdocs-filter__rows");
