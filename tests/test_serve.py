@@ -25,6 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from errdocs.site.merge import UnitOutput
+from errdocs.site.owner import mark
+from errdocs.site.preview import Served
 from errdocs.units import plan as shards
 
 from .helpers import cold_site, site_tree
@@ -234,3 +237,37 @@ def test_serve_stops_when_the_first_build_fails_and_there_is_no_site(project: Pa
         "Error: docs/api/mine.md: errdocs writes the site's /id/, /api/ and /feed.xml; move "
         "this file elsewhere (e.g. docs/about/)\n"), done.stderr
     assert not (project / "site").exists()
+
+
+def test_served_finds_only_the_files_of_ready_units_until_a_site_is_there(
+        tmp_path: Path) -> None:
+    unit = tmp_path / "units" / "root"
+    (unit / "site" / "about").mkdir(parents=True)
+    (unit / "site" / "about" / "index.html").write_text("about", "utf-8")
+    (unit / "files-K.txt").write_text("about/index.html", "utf-8")
+    served = Served(tmp_path / "site")
+    served.started()
+    assert served.find("about/index.html") is None
+    notice = served.notice("/")
+    assert notice is not None and notice[0].startswith("503")
+    assert "reading the records and planning the units" in notice[1]
+    served.planned(3)
+    served.ready(UnitOutput("root", "K", unit))
+    served.ready(UnitOutput("rec-0000", "K", tmp_path / "units" / "rec-0000"))  # no file list
+    assert served.find("about/index.html") == unit / "site" / "about" / "index.html"
+    assert served.find("index.html") is None
+    notice = served.notice("/")
+    assert notice is not None and "1 of 3 units done" in notice[1]
+    served.ended("docs/<script>x</script>.md: broken")  # a failure: what was built stays
+    notice = served.notice("/")
+    assert notice is not None and notice[0].startswith("500")
+    assert "&lt;script&gt;x&lt;/script&gt;" in notice[1] and "<script>" not in notice[1]
+    assert served.find("about/index.html") is not None
+    site = tmp_path / "site"
+    site.mkdir()
+    mark(site)
+    (site / "index.html").write_text("home", "utf-8")
+    served.ended()
+    assert served.notice("/") is None  # a plain 404 from now on
+    assert served.find("index.html") == site / "index.html"
+    assert served.find("about/index.html") is None  # the site, not the units, is served
