@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
@@ -150,6 +151,18 @@ Chooser = Callable[[list[Light]], list[Light]]
 """Picks the records a build makes pages for from those read (may raise to refuse)."""
 
 
+class UnitWatch(Protocol):
+    """Told, as a build learns it, which units' outputs are complete and current: ``errdocs
+    serve`` answers from them before the site is assembled (:mod:`errdocs.site.preview`)."""
+
+    def planned(self, units: int) -> None:
+        """The plan has ``units`` units; every output told before is no longer known good."""
+
+    def ready(self, unit: UnitOutput) -> None:
+        """``unit``'s output is complete and built from the plan's key (its stamp is
+        written): it was current already, or a worker just built it."""
+
+
 class StrictProblems(InputError):
     """--strict and the input has problems: nothing was built."""
 
@@ -176,12 +189,14 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                   selection: Slice | None = None, merge_only: bool = False,
                   show_progress: bool = True, full_text: bool = False,
                   keep_versions: int = DEFAULT_KEEP,
-                  reset_history: bool = False, choose: Chooser | None = None) -> ShardedReport:
+                  reset_history: bool = False, choose: Chooser | None = None,
+                  watch: UnitWatch | None = None) -> ShardedReport:
     """Build the site unit by unit; rebuild only units whose inputs changed. ``full_text``
     also indexes the records' whole text with Pagefind (``site/pagefind/``). The history
     (what each dataset version changed; see :mod:`errdocs.catalog.history`) keeps ``keep_versions``
     versions and is kept only once the site is in place; ``reset_history`` starts it anew.
     ``choose`` picks the records to build from the good ones read (the bundle's subsets).
+    ``watch`` is told the plan and each unit whose output is ready (current or just built).
 
     Every step that can fail comes before the merge's swap, the one step that changes the
     site: a failure or a kill anywhere leaves the previous site, and the next build (of any
@@ -214,7 +229,8 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         pending = journal.record(work, pending, (  # before any unit writes a page
             (page, key) for unit in dirty if unit.name in todo
             for page, key in unit.page_keys if page in todo[unit.name]))
-        results = _build(ctx, dirty, workers, show_progress)
+        ready = _watching(work, watch, units, chosen, dirty)
+        results = _build(ctx, dirty, workers, show_progress, ready)
         removed, searchable = 0, None
         if selection is None:
             removed = update_manifest(settings.out_dir, sorted(prepared.generated),
@@ -418,15 +434,32 @@ def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> 
                           for u in dirty if u.kind in _DATED])
 
 
-def _build(ctx: Context, units: list[Unit], workers: Workers,
-           show_progress: bool) -> list[UnitResult]:
-    """Build ``units`` on the workers, showing progress on a terminal."""
+def _watching(work: Path, watch: UnitWatch | None, units: list[Unit], chosen: list[Unit],
+              dirty: list[Unit]) -> Callable[[str], None]:
+    """Tell ``watch`` the plan and the chosen units already current; return what tells it
+    of a unit just built (by name)."""
+    if watch is None:
+        return lambda _name: None
+    outputs = {u.name: UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in units}
+    watch.planned(len(units))
+    building = {u.name for u in dirty}
+    for unit in chosen:
+        if unit.name not in building:
+            watch.ready(outputs[unit.name])
+    return lambda name: watch.ready(outputs[name])
+
+
+def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: bool,
+           built: Callable[[str], None] = lambda _name: None) -> list[UnitResult]:
+    """Build ``units`` on the workers, showing progress on a terminal; ``built`` is told
+    the name of each unit once its output is complete."""
     progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
 
     def done(result: UnitResult) -> None:
         results.append(result)
         progress.step(result.pages)
+        built(result.name)
 
     try:
         workers.run(ctx, units, done)

@@ -239,9 +239,10 @@ def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str,
 @ENGINE
 def serve_command(paths: tuple[Path, ...], config_file: Path, dev_addr: str,
                   jobs: int | None, engine: str) -> None:
-    """Build the site as `errdocs build` does, serve it with live reload, and build again
-    when an input, a docs file, the config or the theme changes (only the units concerned
-    are rebuilt). No PATH: the sample dataset."""
+    """Serve the site with live reload at once and build it as `errdocs build` does, then
+    again when an input, a docs file, the config or the theme changes (only the units
+    concerned are rebuilt). While a build runs, pages come from the previous site or from
+    the units built so far, the home page's first. No PATH: the sample dataset."""
     engines.require(engine)
     host, _, port = dev_addr.rpartition(":")
     if not (host and port.isdigit()):

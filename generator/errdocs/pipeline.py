@@ -6,7 +6,8 @@ read → validate → catalogue → data files → plan → units → assemble.
 - ``generate`` goes up to the units' Markdown: the whole generated tree and the data files,
   which plain ``mkdocs build`` turns into the site's pages (:func:`generate`);
 - ``build`` and ``merge`` go all the way (:func:`build`, :mod:`errdocs.build` holds the steps);
-- ``serve`` builds, serves the site, and on a change of an input, a docs file, the config or
+- ``serve`` serves at once, builds (the root unit first: pages come as their units finish,
+  see :mod:`errdocs.site.preview`), and on a change of an input, a docs file, the config or
   the theme builds again, which rebuilds only the units concerned (:class:`Preview`);
 - ``lookup`` indexes what the build's scan keeps of each record and reads a record again by
   its offset, as units do (:func:`open_lookup_index`, :func:`record_of`).
@@ -35,6 +36,8 @@ from errdocs.records.problems import Problem, Severity
 from errdocs.records.read import iter_files, read
 from errdocs.records.record import Record
 from errdocs.records.validate import Validator
+from errdocs.site.owner import is_ours
+from errdocs.site.preview import Served, make_server
 from errdocs.units.build import base_config
 
 __all__ = ["Checked", "Opened", "Preview", "build", "check", "generate", "open_lookup_index",
@@ -132,15 +135,20 @@ class _scanned:
 
 class Preview:
     """``errdocs serve``'s builds: the first one whole, then one whenever a watched file
-    changed (only what changed is rebuilt, as in any build)."""
+    changed (only what changed is rebuilt, as in any build). What the server answers while
+    they run is :attr:`served` (see :mod:`errdocs.site.preview`)."""
 
     def __init__(self, settings: Settings, paths: Iterable[Path], *, jobs: int,
                  told: Callable[[ShardedReport], None]) -> None:
         self.settings = settings
         self.paths = list(paths)
         self.jobs = jobs
+        self.served = Served(settings.site_dir)
+        """The site folder once errdocs built it, else the finished units' outputs."""
         self._told = told
         self._seen: tuple[tuple[str, int, int], ...] | None = None
+        self.built_once = False
+        """True once a build succeeded."""
 
     def watched(self) -> list[Path]:
         """What a change of rebuilds the site: the inputs, the config, docs_dir (the
@@ -158,8 +166,15 @@ class Preview:
         now = self._fingerprint()
         if now == self._seen:
             return None
-        report = build(self.settings, self.paths, jobs=self.jobs, show_progress=False)
-        self._seen = now
+        self.served.started()
+        try:
+            report = build(self.settings, self.paths, jobs=self.jobs, show_progress=False,
+                           watch=self.served)
+        except BaseException as exc:
+            self.served.ended(failure_line(exc))
+            raise
+        self.served.ended()
+        self._seen, self.built_once = now, True
         self._told(report)
         return report
 
@@ -191,24 +206,35 @@ def _walk(root: Path, skip: Path) -> Iterator[Path]:
         yield from (Path(folder, f) for f in sorted(files))
 
 
+def failure_line(exc: BaseException) -> str:
+    """The one line a failed build is told by."""
+    if isinstance(exc, OSError):
+        return os_failure(exc)
+    if isinstance(exc, ErrdocsError):
+        return exc.line()
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 def serve(preview: Preview, host: str, port: int,
           say: Callable[[str], None]) -> None:
-    """Build, then serve the site on ``host:port`` with live reload, building again on a
-    change, until Ctrl+C. A failed rebuild is one line; the site served stays as it was."""
-    from mkdocs.livereload import LiveReloadServer  # late: it pulls in the dev server
-
-    preview.refresh()
-    site = preview.settings.site_dir
+    """Serve on ``host:port`` with live reload at once, build, and build again on a change,
+    until Ctrl+C. While a build runs, pages come from the previous site, else from the units
+    it finished (:mod:`errdocs.site.preview`). A failed rebuild is one line and the site
+    served stays as it was; a failed first build with no site to serve stops the server
+    and raises."""
+    failed: list[BaseException] = []
 
     def rebuild() -> None:
         try:
             preview.refresh()
         except (ErrdocsError, OSError) as exc:
-            say(f"Error: {os_failure(exc) if isinstance(exc, OSError) else exc.line()}")
+            if not is_ours(preview.settings.site_dir) and not preview.built_once:
+                failed.append(exc)  # nothing to serve: stop, as `errdocs build` would
+                server.shutdown()
+                return
+            say(f"Error: {failure_line(exc)}")
 
-    server = LiveReloadServer(builder=rebuild, host=host, port=port, root=str(site),
-                              mount_path=preview.mount_path())
-    server.error_handler = lambda code: _error_page(site, code)
+    server = make_server(preview.served, rebuild, host, port, preview.mount_path())
     for path in preview.watched():
         server.watch(str(path))
     try:
@@ -217,8 +243,5 @@ def serve(preview: Preview, host: str, port: int,
         pass
     finally:
         server.shutdown()
-
-
-def _error_page(site: Path, code: int) -> bytes | None:
-    page = site / f"{code}.html"
-    return page.read_bytes() if code in (404, 500) and page.is_file() else None
+    if failed:
+        raise failed[0]

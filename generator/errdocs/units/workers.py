@@ -24,7 +24,7 @@ from multiprocessing.pool import Pool
 from types import TracebackType
 
 from errdocs.units.build import Context, UnitResult, build_unit, for_unit
-from errdocs.units.plan import Unit
+from errdocs.units.plan import Unit, UnitKind
 
 
 def default_jobs() -> int:
@@ -52,8 +52,10 @@ class Workers:
 
     def run(self, ctx: Context, units: Sequence[Unit],
             done: Callable[[UnitResult], None]) -> None:
-        """Build ``units``, biggest first so the pool ends together; call ``done`` after each."""
-        ordered = sorted(units, key=lambda u: -len(u.members))
+        """Build ``units``, the root first (the home page, the hand-written pages, the
+        listings and the theme's assets: what ``errdocs serve`` shows first), then the
+        biggest first so the pool ends together; call ``done`` after each."""
+        ordered = sorted(units, key=lambda u: (u.kind is not UnitKind.ROOT, -len(u.members)))
         if self._pool is None or len(ordered) <= 1:
             for unit in ordered:
                 done(build_unit(ctx, unit))
