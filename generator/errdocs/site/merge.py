@@ -371,6 +371,7 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
     names = job.wanted.get(relative, {})
     seen: set[str] = set()
     folders: set[str] = set()
+    inodes = _Inodes()
     with os.scandir(path) as entries:
         found = list(entries)
     for entry in found:
@@ -383,11 +384,7 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
         source = names.get(entry.name)
         if source is not None:
             seen.add(entry.name)
-            try:
-                inode = os.stat(source).st_ino
-            except OSError as exc:
-                raise MergeError(f"{source}: a unit's file is missing") from exc
-            if _same_content(entry, source, inode):
+            if _same_content(entry, source, inodes.of(source)):
                 continue
         os.unlink(entry.path)
         if source is None:
@@ -401,6 +398,29 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
     for child in sorted(folders):
         if child not in known:
             _list_all(job, child)
+
+
+class _Inodes:
+    """The inodes of units' files, read by listing their folders (a listing gives them, a
+    ``stat`` a file would cost one call each): a tree's folder holds one unit's files, or a
+    few units' (the site's root)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, dict[str, int]] = {}
+
+    def of(self, source: str) -> int:
+        folder, _, name = source.rpartition("/")
+        found = self._folders.get(folder)
+        if found is None:
+            try:
+                with os.scandir(folder) as entries:
+                    found = self._folders[folder] = {e.name: e.inode() for e in entries}
+            except OSError as exc:
+                raise MergeError(f"{folder}: a unit's output is missing") from exc
+        inode = found.get(name)
+        if inode is None:
+            raise MergeError(f"{source}: a unit's file is missing")
+        return inode
 
 
 def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
