@@ -195,3 +195,38 @@ def test_hand_edits_are_put_right_with_the_folder_times_kept_lost_or_damaged(
         _build(project, data, site)
         assert site_tree(site) == cold
     assert outside.read_text("utf-8") == "keep me"
+
+
+def test_a_repair_stopped_half_way_leaves_a_correct_next_build(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The folder times are written once a repair is done: one stopped after removing and
+    # before linking again leaves the times of the repair before (and a state saying the
+    # spare was changing, so the next merge makes it afresh): the next builds are right.
+    monkeypatch.setattr(merge, "RACY_NS", 0)
+    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
+    site = project / "site"
+    for _ in range(3):
+        _build(project, data, site)
+    cold = _cold(tmp_path, data, "a")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me", "utf-8")
+    _hand_edits(site, outside)
+    _build(project, data, site)  # the spare, unchanged, goes live; the edited tree is spare
+    times = {p: p.read_bytes() for p in _times_files(project)}
+    link, calls = merge._link, []
+
+    def failing(source: Path, target: Path, unit: str) -> None:
+        calls.append(target)
+        if len(calls) == 2:
+            raise OSError(errno.EIO, "Input/output error", str(target))
+        link(source, target, unit)
+
+    monkeypatch.setattr(merge, "_link", failing)
+    with pytest.raises(OSError):
+        _build(project, data, site)
+    assert len(calls) == 2 and {p: p.read_bytes() for p in _times_files(project)} == times
+    monkeypatch.setattr(merge, "_link", link)
+    for _ in range(3):
+        _build(project, data, site)
+        assert site_tree(site) == cold
+    assert outside.read_text("utf-8") == "keep me"
