@@ -4,10 +4,20 @@ with counts and an ETA (never one endless line, never minutes of silence)."""
 from __future__ import annotations
 
 import io
+import sys
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from errdocs.cli import main
+from errdocs.units import progress
 from errdocs.units.progress import Progress, announce, duration, live, wanted
+
+from .conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
 
 
 class _Tty(io.StringIO):
@@ -94,3 +104,26 @@ def test_a_refresh_says_what_it_found_to_do_on_a_terminal_only(
         "To do: 1 record changed; 1 page in 1 of 1 unit to build.\n"
         "To do: 0 records changed; nothing to build (all 77 units up to date).\n")
     assert log.getvalue() == ""
+
+
+def test_errdocs_build_on_a_terminal_says_what_its_refresh_found_to_do_first(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 17, item 4: the refresh's own line, through the command, before the units' progress.
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("ERRDOCS_PROGRESS", raising=False)
+    data = synth.write(12, tmp_path / "data.jsonl", seed=13)
+    build = ["build", str(data), "-f", str(project / "mkdocs.yml"), "-j", "1"]
+    assert CliRunner().invoke(main, build).exit_code == 0
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    lines[4] = lines[4].replace('"documentation":"', '"documentation":"Now refreshed. ', 1)
+    data.write_text("".join(lines), "utf-8")
+    monkeypatch.setattr(progress, "live", lambda stream=None: True)  # CliRunner's is no tty
+    result = CliRunner().invoke(main, build)
+    assert result.exit_code == 0
+    # First, before anything is built; then what was built agrees with it.
+    assert result.output.splitlines()[0] == (
+        "To do: 1 record changed; 16 pages in 4 of 6 units to build.")
+    assert "; units: 4 built, 2 reused\n" in result.output
+    again = CliRunner().invoke(main, build)
+    assert again.output.splitlines()[0] == (
+        "To do: 0 records changed; nothing to build (all 6 units up to date).")

@@ -10,7 +10,7 @@ from pygments.lexers import get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from errdocs.catalog.model import build_catalog
-from errdocs.pages.excerpt import language_for
+from errdocs.pages.excerpt import _file_name, language_for
 from errdocs.pages.meta import record_meta
 from errdocs.pages.render import render_record
 from errdocs.records.record import Record
@@ -73,6 +73,14 @@ def test_language_for_agrees_with_pygments(name: str) -> None:
     except ClassNotFound:
         expected = "text"
     assert language_for(name) == expected
+
+
+@pytest.mark.parametrize("path", [
+    "a/b.py", "a//b.py", "a/./b.py", "a/b.py/", "a/b.py/.", "./b.py", ".", "..", "a/..",
+    "/b.py", "//b.py", "a/.b.py", "b.py", "", "a b/c d.rs", "a/b/", "\u00e9/\u00fc.go"])
+def test_a_file_name_is_what_a_path_calls_it(path: str) -> None:
+    # The catalogue names every record's file's language without making a path.
+    assert _file_name(path) == PurePosixPath(path).name
 
 
 def test_new_header_and_fix_parts_escape_record_text() -> None:

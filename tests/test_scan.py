@@ -154,3 +154,38 @@ def test_a_damaged_catalogue_is_made_again(tmp_path: Path) -> None:
     assert scan([data], work, keep=False).lights  # a lookup does without it
     assert scan([data], work).lights  # a build replaces it (a cache, in errdocs' own folder)
     assert scan([data], work).skipped == 1
+
+
+def test_a_refreshed_input_looks_its_unchanged_lines_up_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refresh changes a few lines of a big input: its other lines' records were looked up
+    # one query a line (20,000 at 20,000 records, issue 17); now in one query.
+    work = tmp_path / "work"
+    records = [_rec(id=f"r{n}", slug=f"s{n}") for n in range(30)]
+    data = _jsonl(tmp_path / "d.jsonl", *records)
+    cold = scan([data], work)
+    records[7] = _rec(id="r7", slug="s7", errorMessage="changed")
+    _jsonl(data, *records, _rec(id="new", slug="new"))
+    queries: list[str] = []
+    opened = store.Catalogue._open
+
+    def tracing(self: store.Catalogue, work_dir: Path) -> None:
+        opened(self, work_dir)
+        if self.db is not None:
+            self.db.set_trace_callback(queries.append)
+
+    monkeypatch.setattr(store.Catalogue, "_open", tracing)
+    found = scan([data], work)
+    one_by_one = [q for q in queries if "FROM records WHERE hash" in q]
+    assert len(one_by_one) == 2  # the changed line and the new one
+    assert [x.record.error_message for x in found.lights] == (
+        ["boom"] * 7 + ["changed"] + ["boom"] * 23)
+    assert [x.line_hash for x in found.lights[:7]] == [x.line_hash for x in cold.lights[:7]]
+    monkeypatch.setattr(store.Catalogue, "_open", opened)
+    # The rows it used are kept, the changed line's old row is not; the next scan of the same
+    # bytes takes the input whole.
+    with sqlite3.connect(work / store.FILE) as db:
+        assert db.execute("SELECT count(*) FROM records").fetchone() == (31,)
+        assert db.execute("SELECT count(*) FROM records WHERE message = 'boom'"
+                          ).fetchone() == (30,)  # 29 unchanged and the new one
+    assert scan([data], work).skipped == 1

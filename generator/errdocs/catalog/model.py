@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -135,9 +136,11 @@ class Catalog:
         return len(self.groups[GroupKind.REPO])
 
 
+@lru_cache(maxsize=1 << 16)
 def group_key(kind: GroupKind, value: str) -> str:
     """Tags and categories group case- and blank-insensitively; repositories by name;
-    families by message, placeholders and values left out."""
+    families by message, placeholders and values left out. Cached: the same few repositories,
+    tags and categories are keyed several times a record on every build (catalogue, plan)."""
     if kind is GroupKind.FAMILY:
         return message_key(value)
     return " ".join(value.split()).casefold()
@@ -275,7 +278,9 @@ def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
         else:
             path = f"{kind.value}/{disambiguate(segment(key), taken, segment(key + '#'))}.md"
         label = min(spellings[key].items(), key=lambda item: (-item[1], item[0]))[0]
-        ordered = tuple(sorted(set(members[key]), key=lambda e: e.sort_key))
+        # One entry a record (by id, not by hashing every field of the entry).
+        unique = {e.record_id: e for e in members[key]}.values()
+        ordered = tuple(sorted(unique, key=lambda e: e.sort_key))
         groups[key] = Group(kind, key, label, path, ordered)
     return groups
 

@@ -89,7 +89,9 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
                 stamp = _stamp(path)
                 placed = None if stamp is None else catalogue.unchanged(path, stamp)
                 if placed is None:
+                    catalogue.expect(path)
                     _read(path, stamp, places, catalogue, validator, lights)
+                    catalogue.expect(None)
                 else:
                     skipped += 1
                     lights += _replay(path, placed, places.in_place(), validator)

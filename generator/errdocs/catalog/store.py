@@ -130,6 +130,10 @@ class Catalogue:
         self.keep = keep
         self._db: sqlite3.Connection | None = None
         self.run = 0
+        self._expected: dict[bytes, Cached] = {}
+        """The records of an input's lines when it was last read (:meth:`expect`)."""
+        self._used: list[bytes] = []
+        """Lines found in :attr:`_expected`, marked used at the commit (at once)."""
         try:
             self._open(work_dir)
         except sqlite3.DatabaseError as exc:
@@ -203,6 +207,11 @@ class Catalogue:
         """What the clean line hashed ``key`` gave, if it was seen before (and marks it used)."""
         if self._db is None:
             return None
+        expected = self._expected.get(key)
+        if expected is not None:
+            if self.keep:
+                self._used.append(key)
+            return expected
         row = self._db.execute(f"SELECT {_FIELDS} FROM records WHERE hash = ?",
                                (key,)).fetchone()
         if row is None:
@@ -219,6 +228,20 @@ class Catalogue:
                              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              (key, *fields[:6], json.dumps(fields.tags), *fields[7:],
                               self.run))
+
+    def expect(self, path: Path | None) -> None:
+        """``path`` changed and is about to be read: what its lines gave when it was last
+        read is looked up at once (one query, not one a line; most lines of a refreshed input
+        are the same). Only for this input: the next call replaces it (``None``: forgets it,
+        once the input is read)."""
+        self._expected = {}
+        if self._db is None or path is None:
+            return
+        columns = ", ".join(f"r.{column}" for column in _FIELDS.split(", "))
+        rows = self._db.execute(
+            f"SELECT l.hash, {columns} FROM lines AS l JOIN records AS r ON r.hash = l.hash "
+            "WHERE l.path = ?", (str(path.resolve()),)).fetchall()
+        self._expected = {r[0]: _cached(r[1:]) for r in rows}
 
     def unchanged(self, path: Path, stamp: Stamp) -> list[Placed] | None:
         """The record lines of ``path`` when it was read before without any problem and its
@@ -274,6 +297,9 @@ class Catalogue:
             self.close()
             return
         try:
+            self._db.executemany("UPDATE records SET used = ? WHERE hash = ?",
+                                 ((self.run, key) for key in self._used))
+            self._used.clear()
             if prune:
                 self._db.execute("DELETE FROM records WHERE used <> ?", (self.run,))
                 self._db.execute("DELETE FROM lines WHERE path IN "

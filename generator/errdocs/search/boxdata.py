@@ -130,7 +130,22 @@ def _profile(settings: Settings) -> str:
 
 
 def _all_there(settings: Settings, data: BoxData) -> bool:
-    return all(os.path.isfile(settings.out_dir / p) for p, _h in data.files)
+    """Every data file is on disk. Their folders are listed, not each file looked up: ~28,000
+    files in ~100 folders at 20,000 records, on every build."""
+    folders: dict[str, set[str]] = {}
+    for path, _hash in data.files:
+        folder, _, name = path.rpartition("/")
+        folders.setdefault(folder, set()).add(name)
+    for folder, names in folders.items():
+        try:
+            with os.scandir(settings.out_dir / folder) as entries:
+                # A file, or a link to one: what os.path.isfile says.
+                there = {e.name for e in entries if e.name in names and e.is_file()}
+        except OSError:
+            return False
+        if len(there) != len(names):
+            return False
+    return True
 
 
 def forget(work: Path, name: str = _ROW) -> None:

@@ -27,18 +27,21 @@ import ctypes
 import errno
 import functools
 import gzip
+import json
 import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import stat
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.write import atomic_write
 from errdocs.site.owner import MARKER, check_replaceable, discard, is_ours, mark
-from errdocs.site.state import Place, forget_others, live_is_known
+from errdocs.site.state import TIMES, Place, forget_others, identity, live_is_known
 
 SITEMAP = "sitemap.xml"
 CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP})
@@ -110,7 +113,7 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     spare, spare_before = place.spare, state.get("spare")
     with naming(place.home):  # what fails to be written and names no file
         if isinstance(spare_before, dict) and is_ours(spare) and _updated(
-                spare, spare_before, units, work):
+                spare, spare_before, units, work, place.folder):
             staging, fresh_spare = spare, False
         else:
             discard(spare, work)
@@ -127,6 +130,7 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     # next build makes one afresh.
     with contextlib.suppress(OSError):
         _keep_spare(staging, None if fresh_spare else live_before, units, place, work)
+        forget_times(place.folder, (place.target, place.spare))
 
 
 def _swap(staging: Path, place: Place, work: Path) -> None:
@@ -198,6 +202,9 @@ def _finish_tree(tree: Path, units: Sequence[UnitOutput]) -> None:
 
 def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
     staging = _new_folder(place.home, place.staging_prefix)
+    stale = _times_file(place.folder, staging)  # a removed tree's, whose inode it got
+    if stale is not None:
+        stale.unlink(missing_ok=True)
     try:
         for unit in units:
             _link_all(unit, staging)
@@ -231,58 +238,189 @@ def _link_all(unit: UnitOutput, tree: Path) -> None:
 
 
 def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
-             work: Path) -> bool:
+             work: Path, folder: Path) -> bool:
     """:func:`_update`, False also when the tree turns out not to hold what ``before`` says
-    (a file already where a changed unit's file goes): then it is made afresh, where a
-    clash does mean two units wrote one file."""
+    (a file already where a changed unit's file goes) or a unit's file list is missing: then
+    it is made afresh, where a clash does mean two units wrote one file. ``folder``: where
+    the tree's folder times are kept (:func:`_repair`)."""
     try:
         if not _update(tree, before, units, work):
             return False
-        _repair(tree, units)
-        return True
+        return _repair(tree, units, folder)
     except MergeError:
         return False
 
 
-def _repair(tree: Path, units: Sequence[UnitOutput]) -> None:
+RACY_NS = 2_000_000_000
+"""A folder time this close to when it was read (or later) is not trusted: a change made
+within the file system clock's tick after the read would leave the same time."""
+_SKIPPED = (SITEMAP, SITEMAP + ".gz", MARKER)
+"""Written afresh for every tree (:func:`_finish_tree`)."""
+
+
+@dataclass
+class _Repair:
+    """One repair of a tree: what it should hold and what it found."""
+
+    root: str
+    """The tree."""
+    wanted: dict[str, dict[str, str]]
+    """Folder (relative, ``""`` for the tree's own) to file name to the unit file it links."""
+    times: dict[str, int]
+    """Folder to its modification time, read before it was listed: the next repair lists
+    only the folders whose time changed."""
+    real: dict[str, set[str]]
+    """Folders looked at, to the folders they hold (not links to folders)."""
+    emptied: set[Path]
+    """Folders a file was removed from."""
+
+
+def _repair(tree: Path, units: Sequence[UnitOutput], folder: Path) -> bool:
     """Make ``tree`` hold exactly the units' files, whatever befell it while it was the live
     site: a page deleted, replaced or added there by hand would otherwise be published again
-    by the swap after next. Reading the directories is enough (a linked file has its unit
-    file's inode), so this costs a walk of both trees, not a read of any file."""
-    wanted: dict[str, tuple[str, int]] = {}
+    by the swap after next. Reading the folders is enough (a linked file has its unit file's
+    inode), and only the folders whose modification time changed since the last repair
+    (every change of what a folder holds sets its time; a folder replaced or removed changes
+    its parent's): the times are kept in ``folder``, one file a tree (by its identity), and
+    without them every folder is listed. False when a unit's file list is missing."""
+    wanted = _wanted(units)
+    if wanted is None:
+        return False
+    file = _times_file(folder, tree)
+    before = _read_times(file) if file is not None else None
+    taken = time.time_ns()
+    job = _Repair(str(tree), wanted, {}, {}, set())
+    if before is None:
+        _list_all(job, "")
+    else:
+        known, then = before
+        _list_changed(job, known, then)
+    missing = [(d, n, s) for d, names in wanted.items() if d not in job.real
+               for n, s in names.items()]  # folders gone (their parent was listed)
+    for relative, name, source in missing:
+        target = Path(job.root, relative, name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _link(Path(source), target, f"{relative}/{name}")
+    _prune(job.emptied, tree)
+    if file is not None:
+        # Folders this repair changed keep the time read before: they are listed next time.
+        atomic_write(file, json.dumps({"taken": taken, "times": job.times}).encode("utf-8"))
+    return True
+
+
+def _wanted(units: Sequence[UnitOutput]) -> dict[str, dict[str, str]] | None:
+    """The units' files by folder, from their file lists (None when one is missing)."""
+    wanted: dict[str, dict[str, str]] = {}
     for unit in units:
-        for relative, entry in _files(str(unit.site)):
-            if relative not in (SITEMAP, SITEMAP + ".gz"):
-                wanted[relative] = (entry.path, entry.inode())
-    emptied: set[Path] = set()
-    for relative, entry in _files(str(tree)):
-        if relative in (SITEMAP, SITEMAP + ".gz", MARKER):
-            continue  # written afresh for every tree (_finish_tree)
-        source = wanted.pop(relative, None)
-        if source is not None and _same_content(entry, *source):
+        names = unit.files()
+        if names is None:
+            return None
+        site = str(unit.site)
+        for relative in names:
+            parent, _, name = relative.rpartition("/")
+            wanted.setdefault(parent, {})[name] = os.path.join(site, relative)
+    return wanted
+
+
+def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
+    """List the folders of ``known`` (read at ``then``) whose time changed, parents first
+    (a folder is looked at only through parents seen to be folders: never through a link
+    put there), and every folder found in them that ``known`` does not have."""
+    for relative in sorted(known):  # a parent sorts before what it holds
+        if relative:
+            held = job.real.get(relative.rpartition("/")[0])
+            if held is None or relative not in held:
+                continue  # gone or replaced (seen listing its parent), or under such a folder
+        try:
+            info = os.lstat(os.path.join(job.root, relative))
+        except OSError:
             continue
+        if not stat.S_ISDIR(info.st_mode):
+            continue
+        recorded = known[relative]
+        job.times[relative] = info.st_mtime_ns
+        if relative and info.st_mtime_ns == recorded and recorded < then - RACY_NS:
+            # Unchanged: it holds what it held, and its folders are the known ones.
+            job.real[relative] = _Children(known, relative)  # type: ignore[assignment]
+            continue
+        _list(job, relative, known)
+
+
+class _Children:
+    """The known folders directly below one folder, tested lazily (``in``)."""
+
+    def __init__(self, known: dict[str, int], relative: str) -> None:
+        self._known, self._prefix = known, f"{relative}/" if relative else ""
+
+    def __contains__(self, child: object) -> bool:
+        return isinstance(child, str) and child in self._known and child.startswith(
+            self._prefix) and "/" not in child[len(self._prefix):]
+
+
+def _list_all(job: _Repair, relative: str) -> None:
+    """List ``relative`` and every folder below it."""
+    info = os.lstat(os.path.join(job.root, relative))
+    job.times[relative] = info.st_mtime_ns
+    _list(job, relative, {})
+
+
+def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
+    """Put one folder right: remove what the units do not have there, link again what is not
+    their file, note its folders; list the folders ``known`` does not have (new ones)."""
+    path = os.path.join(job.root, relative) if relative else job.root
+    names = job.wanted.get(relative, {})
+    seen: set[str] = set()
+    folders: set[str] = set()
+    inodes = _Inodes()
+    with os.scandir(path) as entries:
+        found = list(entries)
+    for entry in found:
+        child = f"{relative}/{entry.name}" if relative else entry.name
+        if entry.is_dir(follow_symlinks=False):
+            folders.add(child)
+            continue
+        if not relative and entry.name in _SKIPPED:
+            continue
+        source = names.get(entry.name)
+        if source is not None:
+            seen.add(entry.name)
+            if _same_content(entry, source, inodes.of(source)):
+                continue
         os.unlink(entry.path)
         if source is None:
-            emptied.add(Path(entry.path).parent)
+            job.emptied.add(Path(entry.path).parent)
         else:
-            _link(Path(source[0]), Path(entry.path), relative)
-    for relative, (path, _inode) in wanted.items():  # missing from the tree
-        (tree / relative).parent.mkdir(parents=True, exist_ok=True)
-        _link(Path(path), tree / relative, relative)
-    _prune(emptied, tree)
+            _link(Path(source), Path(entry.path), child)
+    for name, source in names.items():
+        if name not in seen:
+            _link(Path(source), Path(path, name), f"{relative}/{name}")
+    job.real[relative] = folders
+    for child in sorted(folders):
+        if child not in known:
+            _list_all(job, child)
 
 
-def _files(root: str) -> Iterator[tuple[str, os.DirEntry[str]]]:
-    """Every entry under ``root`` that is not a folder (symbolic links included, not
-    followed), by its relative path. Strings, not ``Path``s: a site has a folder per page."""
-    cut, stack = len(root) + 1, [root]
-    while stack:
-        with os.scandir(stack.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
-                else:
-                    yield entry.path[cut:], entry
+class _Inodes:
+    """The inodes of units' files, read by listing their folders (a listing gives them, a
+    ``stat`` a file would cost one call each): a tree's folder holds one unit's files, or a
+    few units' (the site's root)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, dict[str, int]] = {}
+
+    def of(self, source: str) -> int:
+        folder, _, name = source.rpartition("/")
+        found = self._folders.get(folder)
+        if found is None:
+            try:
+                with os.scandir(folder) as entries:
+                    found = self._folders[folder] = {e.name: e.inode() for e in entries}
+            except OSError as exc:
+                raise MergeError(f"{folder}: a unit's output is missing") from exc
+        inode = found.get(name)
+        if inode is None:
+            raise MergeError(f"{source}: a unit's file is missing")
+        return inode
 
 
 def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
@@ -296,6 +434,33 @@ def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
         return False
     return (entry.is_file(follow_symlinks=False) and mine.st_size == theirs.st_size
             and mine.st_mtime_ns == theirs.st_mtime_ns)
+
+
+def _times_file(folder: Path, tree: Path) -> Path | None:
+    """Where the folder times of ``tree`` are kept (by its device and inode)."""
+    found = identity(tree)
+    return None if found is None else folder / f"{TIMES}{found[0]}-{found[1]}.json"
+
+
+def _read_times(file: Path) -> tuple[dict[str, int], int] | None:
+    """The folder times kept in ``file`` and when they were read; None when there are none
+    or they are not what :func:`_repair` writes (every folder is listed then)."""
+    try:
+        data = json.loads(file.read_bytes())
+        times = {str(k): int(v) for k, v in data["times"].items()}
+        taken = int(data["taken"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return (times, taken) if "" in times else None
+
+
+def forget_times(folder: Path, keep: Iterable[Path]) -> None:
+    """Drop the folder times of trees other than ``keep`` (gone, or made afresh: a new
+    folder may get a removed one's inode)."""
+    wanted = {f.name for f in (_times_file(folder, t) for t in keep) if f is not None}
+    for file in folder.glob(f"{TIMES}*.json"):
+        if file.name not in wanted:
+            file.unlink(missing_ok=True)
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
@@ -338,18 +503,18 @@ def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
 
 
 def _kept(tree: Path, old: list[str], new: list[str], unit: UnitOutput) -> Iterable[str]:
-    """The files of ``unit`` in both lists that ``tree`` already links."""
+    """The files of ``unit`` in both lists that ``tree`` already links (strings and
+    ``os.stat``, not paths: this runs for every file of every changed unit)."""
     before = set(old)
+    root, site = str(tree), str(unit.site)
     for relative in new:
-        if relative in before and _same_file(tree / relative, unit.site / relative):
-            yield relative
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
+        if relative in before:
+            try:
+                mine, theirs = os.stat(f"{root}/{relative}"), os.stat(f"{site}/{relative}")
+            except OSError:
+                continue
+            if mine.st_ino == theirs.st_ino and mine.st_dev == theirs.st_dev:
+                yield relative
 
 
 def _prune(folders: set[Path], stop: Path) -> None:

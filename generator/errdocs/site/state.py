@@ -27,6 +27,9 @@ KEPT = frozenset({STATE, "history.sqlite", "history.sqlite-journal"})
 """What a site's folder keeps when a merge clears it: its state and its history
 (:mod:`errdocs.catalog.history`, with the journal SQLite rolls a killed build's changes back
 with)."""
+TIMES = "times-"
+"""The start of the files keeping each tree's folder times (:func:`errdocs.site.merge._repair`),
+which a merge's clearing keeps."""
 LEGACY = "trees.json"
 """The one state file every site shared before (issue 10, finding 2); removed when seen."""
 
@@ -82,7 +85,8 @@ class Place:
         """Remove what an interrupted merge left in this site's folder (under the build lock,
         so no other build is using it)."""
         for child in self.folder.iterdir():
-            if child.name not in KEPT and child.name != self.spare.name:
+            if child.name not in KEPT and child.name != self.spare.name and not (
+                    child.name.startswith(TIMES) and child.name.endswith(".json")):
                 _remove(child)
 
 

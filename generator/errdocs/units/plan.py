@@ -31,7 +31,7 @@ from importlib import metadata
 from pathlib import Path
 
 from errdocs.catalog import paging
-from errdocs.catalog.model import Catalog, Group, GroupKind, shown_tags
+from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, shown_tags
 from errdocs.catalog.scan import Light
 from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
@@ -175,7 +175,7 @@ def _record_units(lights: list[Light], catalog: Catalog, global_key: str) -> lis
     for number, chosen in enumerate(members):
         if chosen:
             keys = tuple((catalog.entries[x.record.id].path,
-                          _hash(repr(_record_input(x, catalog)))) for x in chosen)
+                          _hash(_record_input(x, catalog))) for x in chosen)
             units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS,
                               tuple(x.record.id for x in chosen), _unit_key(global_key, keys),
                               keys))
@@ -197,20 +197,36 @@ def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
     for number in range(1, count + 1):
         rows = paging.chunk(group.entries, number)
         yield paging.page_path(group.path, number), _hash(
-            head, charts if number == 1 else "", str(number), str(count),
-            repr([(e.path, e.message, e.repo, e.error_class, e.file, e.line, e.summary)
-                  for e in rows]))
+            head, charts if number == 1 else "", str(number), str(count), _rows_input(rows))
 
 
-def _record_input(light: Light, catalog: Catalog) -> tuple[object, ...]:
+def _rows_input(rows: Iterable[Entry]) -> str:
+    """What a listing page shows of its rows, as one string (joined, not a ``repr``: it runs
+    for every record on every build). Validated text holds no control character, so U+0000
+    and U+0001 separate fields and rows, U+0002 stands for a missing value."""
+    parts: list[str] = []
+    for e in rows:
+        parts += (e.path, e.message, e.repo, _text(e.error_class), _text(e.file),
+                  _text(e.line), e.summary, "\1")
+    return "\0".join(parts)
+
+
+def _text(value: object) -> str:
+    return "\2" if value is None else str(value)
+
+
+def _record_input(light: Light, catalog: Catalog) -> str:
     """What a record page shows besides its own line: its path, its title (which depends on
     the other records' messages), its links' labels/targets, and what its related lists show
-    of other records (so a change to one of those changes this page's hash too)."""
+    of other records (so a change to one of those changes this page's hash too). One string,
+    as :func:`related_input` (which ends it; U+0003 separates it from the rest)."""
     record = light.record
     entry = catalog.entries[record.id]
-    return (light.line_hash, entry.path, entry.title,
-            tuple((g.label, g.path) for g in record_groups(record, catalog)),
-            related_input(record, catalog))
+    parts = [light.line_hash, entry.path, _text(entry.title)]
+    for group in record_groups(record, catalog):
+        parts += (group.label, group.path)
+    parts += ("\3", related_input(record, catalog))
+    return "\0".join(parts)
 
 
 def related_input(record: Record, catalog: Catalog) -> str:
