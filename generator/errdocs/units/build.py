@@ -84,6 +84,9 @@ class Context:
     render_key: str = ""
     """Hash of what errdocs' rendering of a page depends on besides the page's key
     (:func:`errdocs.units.plan.render_key`); empty: render every page MkDocs builds."""
+    detailed: frozenset[str] | None = None
+    """Records whose page this context can render (a worker's slice holds their related
+    lists and groups: :func:`for_unit`); None: every record (the whole catalogue)."""
 
 
 @dataclass(frozen=True)
@@ -325,15 +328,22 @@ def static_dir(work_dir: Path) -> Path:
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     """The context cut down to what ``unit``'s pages need, to send to a worker: its records'
     light copies and catalogue entries, the groups its pages list (hub) or link to (records,
-    without their rows: a record page shows a group's label and path only), and its records'
-    related lists with the entries they show."""
+    without their rows: a record page shows a group's label and path only), and the related
+    lists (with the entries they show) of the records whose page it may render."""
     groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
     entries, lights, related = {}, {}, {}
     catalog = ctx.catalog
+    detailed: set[str] | None = None
     if unit.kind is UnitKind.RECORDS:
+        # A refresh renders a few pages of a unit: only their records' related lists (with
+        # the entries they show, ~2.5 KB a record) and groups are sent, not every member's.
+        render, detailed = may_render(ctx, unit), set()
         for record_id in unit.members:
             entries[record_id] = catalog.entries[record_id]
             lights[record_id] = light = ctx.lights[record_id]
+            if entries[record_id].path not in render:
+                continue
+            detailed.add(record_id)
             family = catalog.family_of(light.record)
             for group in (*record_groups(light.record, catalog), *([family] if family else [])):
                 groups[group.kind][group.key] = replace(group, entries=())
@@ -351,7 +361,24 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                    root_links=ctx.root_links if root else (),
                    unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled),
                    changes=ctx.changes if changes else (),
-                   changes_links=ctx.changes_links if changes else ()), unit
+                   changes_links=ctx.changes_links if changes else (),
+                   detailed=None if detailed is None else frozenset(detailed)), unit
+
+
+def may_render(ctx: Context, unit: Unit) -> set[str]:
+    """The pages :func:`build_unit` may render: those :func:`to_render` names and those whose
+    Markdown is missing from the generated tree (a superset of what it renders)."""
+    todo = to_render(ctx, unit)
+    out = ctx.settings.out_dir
+    return todo | {p for p, _key in unit.page_keys if p not in todo and not (out / p).is_file()}
+
+
+def _check_detailed(ctx: Context, unit: Unit, record_id: str) -> None:
+    """Fail, rather than render a page without its related lists, when a worker is asked
+    for a page its slice was not made for (its Markdown went missing in between)."""
+    if ctx.detailed is not None and record_id not in ctx.detailed:
+        raise UnitFailed(f"unit {unit.name}: the page of record {record_id} changed while the "
+                         "unit was being built; build again")
 
 
 def stamp_of(folder: Path) -> dict[str, object]:
@@ -381,6 +408,8 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
     if unit.kind is UnitKind.RECORDS:
         lights = [ctx.lights[i] for i in unit.members
                   if catalog.entries[i].path in wanted]
+        for light in lights:
+            _check_detailed(ctx, unit, light.record.id)
         for record in read_records(ctx.sources, lights):
             page = catalog.entries[record.id].path
             if page in todo:
@@ -444,6 +473,7 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
     if unit.kind is UnitKind.RECORDS:
         for record_id in unit.members:
             if catalog.entries[record_id].path in todo:
+                _check_detailed(ctx, unit, record_id)
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
                 targets.update(related_targets(record, catalog))
