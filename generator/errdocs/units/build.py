@@ -61,7 +61,7 @@ class Context:
     catalog: Catalog
     """Where every page goes."""
     lights: dict[str, Light]
-    """Record id to where its line is."""
+    """Record id to where its line is (in a worker's slice: of the records it may render)."""
     sources: list[str]
     """Files the records are re-read from."""
     root_pages: tuple[str, ...]
@@ -85,8 +85,11 @@ class Context:
     """Hash of what errdocs' rendering of a page depends on besides the page's key
     (:func:`errdocs.units.plan.render_key`); empty: render every page MkDocs builds."""
     detailed: frozenset[str] | None = None
-    """Records whose page this context can render (a worker's slice holds their related
-    lists and groups: :func:`for_unit`); None: every record (the whole catalogue)."""
+    """Records whose page this context can render (a worker's slice holds their light copy,
+    related lists and groups: :func:`for_unit`); None: every record (the whole catalogue)."""
+    line_hashes: dict[str, str] = field(default_factory=dict)
+    """The stamp's hash (:func:`_line`) of the unit's other records, whose light copy is not
+    sent."""
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,8 @@ def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
 
 def _line(ctx: Context, record_id: str) -> str:
     """A short form of the hash of a record's line, for the stamp."""
-    return ctx.lights[record_id].line_hash[:16]
+    light = ctx.lights.get(record_id)
+    return ctx.line_hashes[record_id] if light is None else light.line_hash[:16]
 
 
 def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
@@ -331,19 +335,21 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     without their rows: a record page shows a group's label and path only), and the related
     lists (with the entries they show) of the records whose page it may render."""
     groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
-    entries, lights, related = {}, {}, {}
+    entries, lights, related, hashes = {}, {}, {}, {}
     catalog = ctx.catalog
     detailed: set[str] | None = None
     if unit.kind is UnitKind.RECORDS:
-        # A refresh renders a few pages of a unit: only their records' related lists (with
-        # the entries they show, ~2.5 KB a record) and groups are sent, not every member's.
+        # A refresh renders a few pages of a unit: only their records' light copies, related
+        # lists (with the entries they show, ~2.5 KB a record) and groups are sent; of the
+        # other members, their entry (its page's path) and the hash of their line.
         render, detailed = may_render(ctx, unit), set()
         for record_id in unit.members:
             entries[record_id] = catalog.entries[record_id]
-            lights[record_id] = light = ctx.lights[record_id]
             if entries[record_id].path not in render:
+                hashes[record_id] = _line(ctx, record_id)
                 continue
             detailed.add(record_id)
+            lights[record_id] = light = ctx.lights[record_id]
             family = catalog.family_of(light.record)
             for group in (*record_groups(light.record, catalog), *([family] if family else [])):
                 groups[group.kind][group.key] = replace(group, entries=())
@@ -362,7 +368,8 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                    unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled),
                    changes=ctx.changes if changes else (),
                    changes_links=ctx.changes_links if changes else (),
-                   detailed=None if detailed is None else frozenset(detailed)), unit
+                   detailed=None if detailed is None else frozenset(detailed),
+                   line_hashes=hashes), unit
 
 
 def may_render(ctx: Context, unit: Unit) -> set[str]:
@@ -406,10 +413,10 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
     in ``todo``, their ``/id/`` page and JSON go into ``companions`` (site path to text)."""
     catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
-        lights = [ctx.lights[i] for i in unit.members
-                  if catalog.entries[i].path in wanted]
-        for light in lights:
-            _check_detailed(ctx, unit, light.record.id)
+        chosen = [i for i in unit.members if catalog.entries[i].path in wanted]
+        for record_id in chosen:
+            _check_detailed(ctx, unit, record_id)
+        lights = [ctx.lights[i] for i in chosen]
         for record in read_records(ctx.sources, lights):
             page = catalog.entries[record.id].path
             if page in todo:
