@@ -61,7 +61,7 @@ class Context:
     catalog: Catalog
     """Where every page goes."""
     lights: dict[str, Light]
-    """Record id to where its line is."""
+    """Record id to where its line is (in a worker's slice: of the records it may render)."""
     sources: list[str]
     """Files the records are re-read from."""
     root_pages: tuple[str, ...]
@@ -84,6 +84,12 @@ class Context:
     render_key: str = ""
     """Hash of what errdocs' rendering of a page depends on besides the page's key
     (:func:`errdocs.units.plan.render_key`); empty: render every page MkDocs builds."""
+    detailed: frozenset[str] | None = None
+    """Records whose page this context can render (a worker's slice holds their light copy,
+    related lists and groups: :func:`for_unit`); None: every record (the whole catalogue)."""
+    line_hashes: dict[str, str] = field(default_factory=dict)
+    """The stamp's hash (:func:`_line`) of the unit's other records, whose light copy is not
+    sent."""
 
 
 @dataclass(frozen=True)
@@ -240,7 +246,8 @@ def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
 
 def _line(ctx: Context, record_id: str) -> str:
     """A short form of the hash of a record's line, for the stamp."""
-    return ctx.lights[record_id].line_hash[:16]
+    light = ctx.lights.get(record_id)
+    return ctx.line_hashes[record_id] if light is None else light.line_hash[:16]
 
 
 def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
@@ -325,14 +332,23 @@ def static_dir(work_dir: Path) -> Path:
 def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     """The context cut down to what ``unit``'s pages need, to send to a worker: its records'
     light copies and catalogue entries, the groups its pages list (hub) or link to (records,
-    without their rows: a record page shows a group's label and path only), and its records'
-    related lists with the entries they show."""
+    without their rows: a record page shows a group's label and path only), and the related
+    lists (with the entries they show) of the records whose page it may render."""
     groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
-    entries, lights, related = {}, {}, {}
+    entries, lights, related, hashes = {}, {}, {}, {}
     catalog = ctx.catalog
+    detailed: set[str] | None = None
     if unit.kind is UnitKind.RECORDS:
+        # A refresh renders a few pages of a unit: only their records' light copies, related
+        # lists (with the entries they show, ~2.5 KB a record) and groups are sent; of the
+        # other members, their entry (its page's path) and the hash of their line.
+        render, detailed = may_render(ctx, unit), set()
         for record_id in unit.members:
             entries[record_id] = catalog.entries[record_id]
+            if entries[record_id].path not in render:
+                hashes[record_id] = _line(ctx, record_id)
+                continue
+            detailed.add(record_id)
             lights[record_id] = light = ctx.lights[record_id]
             family = catalog.family_of(light.record)
             for group in (*record_groups(light.record, catalog), *([family] if family else [])):
@@ -351,7 +367,25 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                    root_links=ctx.root_links if root else (),
                    unsettled=frozenset(p for p, _k in unit.page_keys if p in ctx.unsettled),
                    changes=ctx.changes if changes else (),
-                   changes_links=ctx.changes_links if changes else ()), unit
+                   changes_links=ctx.changes_links if changes else (),
+                   detailed=None if detailed is None else frozenset(detailed),
+                   line_hashes=hashes), unit
+
+
+def may_render(ctx: Context, unit: Unit) -> set[str]:
+    """The pages :func:`build_unit` may render: those :func:`to_render` names and those whose
+    Markdown is missing from the generated tree (a superset of what it renders)."""
+    todo = to_render(ctx, unit)
+    out = ctx.settings.out_dir
+    return todo | {p for p, _key in unit.page_keys if p not in todo and not (out / p).is_file()}
+
+
+def _check_detailed(ctx: Context, unit: Unit, record_id: str) -> None:
+    """Fail, rather than render a page without its related lists, when a worker is asked
+    for a page its slice was not made for (its Markdown went missing in between)."""
+    if ctx.detailed is not None and record_id not in ctx.detailed:
+        raise UnitFailed(f"unit {unit.name}: the page of record {record_id} changed while the "
+                         "unit was being built; build again")
 
 
 def stamp_of(folder: Path) -> dict[str, object]:
@@ -379,8 +413,10 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
     in ``todo``, their ``/id/`` page and JSON go into ``companions`` (site path to text)."""
     catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
-        lights = [ctx.lights[i] for i in unit.members
-                  if catalog.entries[i].path in wanted]
+        chosen = [i for i in unit.members if catalog.entries[i].path in wanted]
+        for record_id in chosen:
+            _check_detailed(ctx, unit, record_id)
+        lights = [ctx.lights[i] for i in chosen]
         for record in read_records(ctx.sources, lights):
             page = catalog.entries[record.id].path
             if page in todo:
@@ -444,6 +480,7 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
     if unit.kind is UnitKind.RECORDS:
         for record_id in unit.members:
             if catalog.entries[record_id].path in todo:
+                _check_detailed(ctx, unit, record_id)
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
                 targets.update(related_targets(record, catalog))

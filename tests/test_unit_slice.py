@@ -1,0 +1,123 @@
+"""What a worker is sent for a unit: in a refresh, the related lists of the pages it renders
+only (issue 17: the whole unit's were ~1 MB a unit, pickled by the one feeder thread)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from errdocs.build import build_sharded
+from errdocs.project import load_settings
+from errdocs.units import build as unitbuild
+from errdocs.units import plan as shards
+from errdocs.units import workers
+from errdocs.units.build import Context, UnitFailed
+from errdocs.units.plan import Unit, UnitKind
+
+from .conftest import ROOT
+from .helpers import cold_site, site_tree
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def small_units(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Units of a few pages, so 60 records make several record units."""
+    monkeypatch.setattr(shards, "UNIT_SIZE", 16)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+
+
+def _change(data: Path, *at: int) -> set[str]:
+    """Change the solutions of the records on lines ``at`` (their pages only); their ids.
+    Several units must change for the build to send them to workers (one is built here)."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    ids = set()
+    for line in at:
+        value = json.loads(lines[line])
+        value["record"]["solutions"] = ["Changed."]
+        lines[line] = json.dumps(value) + "\n"
+        ids.add(str(value["record"]["id"]))
+    data.write_text("".join(lines), "utf-8")
+    return ids
+
+
+def _sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Context, Unit]]:
+    """The (context, unit) slices the build sends to its workers."""
+    sent: list[tuple[Context, Unit]] = []
+
+    def spy(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
+        sent.append(unitbuild.for_unit(ctx, unit))
+        return sent[-1]
+
+    monkeypatch.setattr(workers, "for_unit", spy)
+    return sent
+
+
+def test_a_refresh_sends_the_related_lists_of_the_changed_pages_only(
+        tmp_path: Path, project: Path, small_units: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    data = synth.write(60, tmp_path / "data.jsonl", seed=3)
+    settings = load_settings(project / "mkdocs.yml")
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    changed = _change(data, 5, 30, 55)
+    sent = _sent(monkeypatch)
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    records = [(ctx, unit) for ctx, unit in sent if unit.kind is UnitKind.RECORDS]
+    assert len(records) >= 2 and changed <= {i for _c, u in records for i in u.members}
+    for ctx, unit in records:
+        mine = changed & set(unit.members)
+        assert mine and len(unit.members) > len(mine)
+        assert ctx.detailed == mine
+        assert set(ctx.catalog.relations.fixed) == mine
+        assert set(ctx.lights) == mine
+        assert set(ctx.line_hashes) == set(unit.members) - mine  # for the stamp
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
+
+
+def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
+        tmp_path: Path, project: Path, small_units: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    data = synth.write(60, tmp_path / "data.jsonl", seed=3)
+    settings = load_settings(project / "mkdocs.yml")
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    changed = _change(data, 5, 30, 55)
+    sent = _sent(monkeypatch)
+    build_sharded(settings, [data], jobs=2, show_progress=False)  # to learn the units' members
+    ctx, unit = next((c, u) for c, u in sent if u.kind is UnitKind.RECORDS)
+    other = next(i for i in unit.members if i not in changed)
+    page = settings.out_dir / ctx.catalog.entries[other].path
+    page.unlink()
+    # and a record of another unit changed again, so that two units go to the workers
+    elsewhere = next(u for _c, u in sent if u.kind is UnitKind.RECORDS and other not in u.members)
+    ids = [json.loads(line)["record"]["id"] for line in data.read_text("utf-8").splitlines()]
+    _change(data, ids.index(elsewhere.members[0]))
+    sent.clear()
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    ctx, unit = next((c, u) for c, u in sent if other in u.members)
+    assert ctx.detailed is not None and other in ctx.detailed
+    assert page.is_file()
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
+
+
+def test_a_worker_refuses_a_page_its_slice_was_not_made_for(
+        tmp_path: Path, project: Path, small_units: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    data = synth.write(60, tmp_path / "data.jsonl", seed=3)
+    settings = load_settings(project / "mkdocs.yml")
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    changed = _change(data, 5, 30, 55)
+    sent = _sent(monkeypatch)
+    build_sharded(settings, [data], jobs=2, show_progress=False)
+    ctx, unit = next((c, u) for c, u in sent if u.kind is UnitKind.RECORDS)
+    other = next(i for i in unit.members if i not in changed)
+    # Its Markdown goes missing after the slice was made: without its related lists the
+    # page would be rendered without them, silently; the unit fails instead.
+    (settings.out_dir / ctx.catalog.entries[other].path).unlink()
+    with pytest.raises(UnitFailed, match=f"record {other} changed while"):
+        unitbuild.build_unit(ctx, unit)
