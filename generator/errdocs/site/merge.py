@@ -205,13 +205,26 @@ def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
     stale = _times_file(place.folder, staging)  # a removed tree's, whose inode it got
     if stale is not None:
         stale.unlink(missing_ok=True)
+    made: set[str] = set()
     try:
         for unit in units:
-            _link_all(unit, staging)
+            _link_all(unit, staging, made)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    if stale is not None:
+        _note_times(staging, made, stale)
     return staging
+
+
+def _note_times(tree: Path, folders: Iterable[str], file: Path) -> None:
+    """Keep the folder times of a tree just made, as a repair would after listing it all: the
+    first repair of a new tree (the next builds' spare) lists only what changed since. The
+    time is taken before the folders' times are read (see :data:`RACY_NS`)."""
+    taken = time.time_ns()
+    times = {relative: os.lstat(os.path.join(tree, relative)).st_mtime_ns
+             for relative in folders}
+    atomic_write(file, json.dumps({"taken": taken, "times": times}).encode("utf-8"))
 
 
 def _new_folder(home: Path, prefix: str) -> Path:
@@ -226,11 +239,14 @@ def _new_folder(home: Path, prefix: str) -> Path:
             continue
 
 
-def _link_all(unit: UnitOutput, tree: Path) -> None:
+def _link_all(unit: UnitOutput, tree: Path, made: set[str]) -> None:
+    """Link the unit's files into ``tree``, making its folders (noted in ``made``, relative,
+    ``""`` for the tree's own)."""
     for folder, _dirs, files in os.walk(unit.site):
         relative = os.path.relpath(folder, unit.site)
         out = tree if relative == "." else tree / relative
         out.mkdir(exist_ok=True)
+        made.add("" if relative == "." else relative.replace(os.sep, "/"))
         for name in files:
             if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
                 continue
