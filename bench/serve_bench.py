@@ -15,7 +15,6 @@ on a loaded machine are upper bounds.
 from __future__ import annotations
 
 import argparse
-import shutil
 import signal
 import socket
 import subprocess
@@ -27,7 +26,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from run import project  # bench/ is not a package: its folder is on sys.path
+
 BIN = Path(sys.executable).parent
 
 
@@ -48,16 +48,6 @@ class Timing:
         return (f"{self.what}: first answer {show(self.first_answer)}, home page (200 of /) "
                 f"{show(self.home_page)}, whole site built {show(self.site_built)} "
                 f"[{self.built_line}]")
-
-
-def project(where: Path) -> Path:
-    """A fresh copy of the project's MkDocs side (as bench/run.py makes it)."""
-    shutil.rmtree(where, ignore_errors=True)
-    where.mkdir(parents=True)
-    shutil.copy(ROOT / "mkdocs.yml", where / "mkdocs.yml")
-    for name in ("docs", "overrides"):
-        shutil.copytree(ROOT / name, where / name, ignore=shutil.ignore_patterns("errors"))
-    return where
 
 
 def free_port() -> int:

@@ -146,6 +146,20 @@ def _times_files(project: Path) -> list[Path]:
     return sorted((project / ".errdocs" / "sites").glob(f"*/{state.TIMES}*.json"))
 
 
+def _spare_listings(monkeypatch: pytest.MonkeyPatch, site: Path) -> list[str]:
+    """The folders of the spare tree (the tree the merge updates) the merge lists from now on."""
+    listed: list[str] = []
+    scandir = merge.os.scandir
+
+    def counting(path: str) -> object:
+        if f".{site.name}-spare" in str(path):
+            listed.append(str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(merge.os, "scandir", counting)
+    return listed
+
+
 def test_a_repair_lists_only_the_folders_whose_time_changed(
         tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
     # Listing every folder of the spare tree and of every unit's output on every build cost
@@ -159,15 +173,7 @@ def test_a_repair_lists_only_the_folders_whose_time_changed(
         _build(project, data, site)
     assert len(_times_files(project)) == 2
     folders = sum(1 for p in site.rglob("*") if p.is_dir())
-    listed: list[str] = []
-    scandir = merge.os.scandir
-
-    def counting(path: str) -> object:
-        if f".{site.name}-spare" in str(path):  # the tree the merge updates
-            listed.append(str(path))
-        return scandir(path)
-
-    monkeypatch.setattr(merge.os, "scandir", counting)
+    listed = _spare_listings(monkeypatch, site)
     _build(project, data, site)
     assert folders > 50 and 1 <= len(listed) <= 3, (folders, listed)
     assert site_tree(site) == _cold(tmp_path, data, "a")
@@ -188,15 +194,7 @@ def test_a_new_tree_keeps_its_folder_times_from_the_start(
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me", "utf-8")
     _hand_edits(site, outside)  # in the tree the cold build made and put live
-    listed: list[str] = []
-    scandir = merge.os.scandir
-
-    def counting(path: str) -> object:
-        if f".{site.name}-spare" in str(path):
-            listed.append(str(path))
-        return scandir(path)
-
-    monkeypatch.setattr(merge.os, "scandir", counting)
+    listed = _spare_listings(monkeypatch, site)
     _build(project, data, site)  # repairs the other new tree; the edited one becomes spare
     assert folders > 50 and 1 <= len(listed) <= 3, (folders, listed)
     cold = _cold(tmp_path, data, "a")
