@@ -17,6 +17,7 @@ from errdocs.catalog import facets
 from errdocs.catalog.model import Entry, GroupKind, build_catalog
 from errdocs.pages import filters
 from errdocs.pages.render import render_group, render_home
+from errdocs.pages.short import ROW_VALUE_CHARS
 
 from .helpers import record
 
@@ -232,3 +233,31 @@ def test_record_text_reaches_the_data_as_json_strings_only(texts: list) -> None:
         row = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")[entry.record_id]
         assert row[1] == " ".join(entry.message.split()) or row[1].endswith("…")
         assert row[4] == facets.value_of(entry, facets.CLASS)
+
+
+def test_long_values_are_cut_in_rows_and_still_filter_exactly() -> None:
+    """A class, kind, severity or handling strategy is free text of any length (20,000
+    characters here): a listing page's rows and the filters' row files hold at most
+    ROW_VALUE_CHARS of each, and a cut value is never offered, so choosing an offered value
+    still keeps exactly its records."""
+    long = "Ü" * 20_000
+    records = _repo_records(60, classes=3)
+    records += [record(f"long{n}", repo="o/r0", slug=f"l{n}", error_class=long + str(n),
+                       error_type=long, severity=long, handling_strategy=long,
+                       file_path=f"src/l{n}.py", line_number=1) for n in range(6)]
+    catalog = build_catalog(records)
+    files = filters.filter_data(catalog)
+    rows = {k: v for f in files if f.path.startswith(f"{filters.FOLDER}/r/")
+            for k, v in _data(files, f.path.removeprefix(f"{filters.FOLDER}/")).items()}
+    assert len(rows) == 66
+    for row in rows.values():
+        assert all(len(value) <= ROW_VALUE_CHARS + 1 for value in row[4:]), row[4][:40]
+    assert max(len(f.content.encode()) for f in files) < 20_000
+    group = catalog.group_of(GroupKind.REPO, "o/r0")
+    page = render_group(group)[0].content
+    assert long not in page and "Ü" * ROW_VALUE_CHARS + "…" in page
+    summary = _data(files, f"g/{facets.group_filter(group)}.js")
+    offered = {v[0] for _name, values, _hidden in summary["facets"] for v in values}
+    assert not any(v.startswith("Ü") for v in offered)
+    classes = [row[4] for row in rows.values()]
+    assert classes.count("C0") == 20 and all(c in offered for c in ("C0", "C1", "C2"))

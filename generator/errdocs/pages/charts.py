@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from errdocs.pages.short import shorten
+from errdocs.pages.short import ROW_VALUE_CHARS, clip, shorten
 
 BAR = 18
 """Height of a bar, in SVG units."""
@@ -22,7 +22,8 @@ LABEL = 140
 WIDTH = 340
 """Width of the whole chart."""
 LABEL_CHARS = 16
-"""A label is cut to this many characters (its full text stays in the title)."""
+"""A label is cut to this many characters (its full text, up to
+:data:`~errdocs.pages.short.ROW_VALUE_CHARS`, stays in the title)."""
 
 
 def bar_chart(ident: str, caption: str, bars: list[tuple[str, int]]) -> Markup:
@@ -33,7 +34,8 @@ def bar_chart(ident: str, caption: str, bars: list[tuple[str, int]]) -> Markup:
     largest = max(count for _, count in bars) or 1
     room = WIDTH - LABEL - 48  # the count's text after the longest bar
     height = len(bars) * (BAR + GAP)
-    words = "; ".join(f"{label}: {count}" for label, count in bars)
+    # The title says each label whole, up to a row's length (a value can be any length).
+    words = "; ".join(f"{clip(label, ROW_VALUE_CHARS)}: {count}" for label, count in bars)
     parts = ['<figure class="errdocs-chart">',
              f'<figcaption aria-hidden="true">{escape(caption)}</figcaption>',
              f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '

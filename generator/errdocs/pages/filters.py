@@ -41,7 +41,7 @@ from errdocs.catalog.model import Catalog, Entry, GroupKind
 from errdocs.catalog.paging import page_count
 from errdocs.lookup.tokens import fnv1a
 from errdocs.pages.render import WHERE_CHARS, Page
-from errdocs.pages.short import MESSAGE_CHARS, shorten
+from errdocs.pages.short import MESSAGE_CHARS, ROW_VALUE_CHARS, clip, shorten
 
 FOLDER = "assets/filter"
 """Where the data go in the generated subtree, beside the search box's."""
@@ -129,10 +129,13 @@ def row_file(record_id: str, count: int) -> int:
 def row_of(entry: Entry, values: tuple[str, ...] | None = None) -> list[str]:
     """``[page, message, file:line, first sentence, class, kind, severity, handling,
     language, repository]``: the page without ``.md``, the values as filters count them
-    (``values``, when :func:`facet_values` gave them already)."""
+    (``values``, when :func:`facet_values` gave them already), each cut to
+    :data:`~errdocs.pages.short.ROW_VALUE_CHARS` characters. The browser matches rows by
+    these values, and a cut one still matches no value a facet offers: it is longer than
+    :data:`VALUE_BYTES` once written, so it is never offered, and it equals no shorter value."""
     return [entry.path.removesuffix(".md"), shorten(entry.message, MESSAGE_CHARS),
             shorten(entry.where, WHERE_CHARS), entry.summary,
-            *(values or facet_values(entry))]
+            *(clip(v, ROW_VALUE_CHARS) for v in values or facet_values(entry))]
 
 
 def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,

@@ -26,7 +26,7 @@ from errdocs.pages import parts as pageparts
 from errdocs.pages.charts import bar_chart
 from errdocs.pages.excerpt import excerpt_of, language_for
 from errdocs.pages.meta import group_meta, iso_timestamp, list_meta, record_meta
-from errdocs.pages.short import MESSAGE_CHARS, shorten
+from errdocs.pages.short import MESSAGE_CHARS, ROW_VALUE_CHARS, clip, shorten
 from errdocs.records.record import Record
 from errdocs.records.schema import MAX_LIST_ITEMS, MAX_TEXT_CHARS, SOURCE_HOST
 
@@ -175,7 +175,8 @@ def _group_table(kind: GroupKind, first: str, other: str, groups: list[Group], *
 def row_facts(entry: Entry, show_repo: bool) -> Markup:
     """The second line of a listing's row: class, ``file:line`` and, on pages spanning several
     repositories, the repository; what it lacks is left out."""
-    parts = [escape.code_span(entry.error_class)] if entry.error_class else []
+    parts = [escape.code_span(clip(entry.error_class, ROW_VALUE_CHARS))] if (
+        entry.error_class) else []
     if entry.where:
         parts.append(escape.code_span(shorten(entry.where, WHERE_CHARS)))
     if show_repo:

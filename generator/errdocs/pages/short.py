@@ -10,6 +10,10 @@ MESSAGE_CHARS = 300
 """The error message kept for page titles, Open Graph and JSON-LD; the page shows all of it."""
 DESCRIPTION_CHARS = 160
 """Search engines show about this much of a meta description."""
+ROW_VALUE_CHARS = 200
+"""A listing row's class (and, in the filters' rows, its kind, severity, handling strategy,
+language and repository) is cut to this: they are free text of any length, and a row is on
+a page and in a data file with many others."""
 
 
 def shorten(text: str, limit: int) -> str:
@@ -23,6 +27,12 @@ def shorten(text: str, limit: int) -> str:
         return head[: sentence + 1]
     word = head.rfind(" ")
     return (head[:word] if word >= limit // 2 else head).rstrip(" ,;:") + "…"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters and "…", when longer; else as it is. Nothing else
+    changes, so a clipped value is never equal to a value of at most ``limit`` characters."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)[.!?](?=\s+[A-Z0-9`\"'(“‘])")
