@@ -204,11 +204,12 @@ def test_a_new_tree_keeps_its_folder_times_from_the_start(
     assert outside.read_text("utf-8") == "keep me"
 
 
-@pytest.mark.parametrize("times", ["kept", "lost", "damaged"])
-def test_hand_edits_are_put_right_with_the_folder_times_kept_lost_or_damaged(
-        tmp_path: Path, project: Path, build_date: None, times: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # Without the margin for recent changes, as the next day's builds see the folders.
+def _hand_edited(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+                 ) -> tuple[Path, Path, dict[str, bytes], Path]:
+    """A site built three times (both trees repaired once: each has its folder times), then
+    edited by hand (:func:`_hand_edits`), with the merge's margin for recent changes left out
+    as the next day's builds see the folders: the data, the site, a cold build's tree and the
+    file outside the site a link in it points to."""
     monkeypatch.setattr(merge, "RACY_NS", 0)
     data = synth.write(20, tmp_path / "a.jsonl", seed=3)
     site = project / "site"
@@ -218,6 +219,14 @@ def test_hand_edits_are_put_right_with_the_folder_times_kept_lost_or_damaged(
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me", "utf-8")
     _hand_edits(site, outside)
+    return data, site, cold, outside
+
+
+@pytest.mark.parametrize("times", ["kept", "lost", "damaged"])
+def test_hand_edits_are_put_right_with_the_folder_times_kept_lost_or_damaged(
+        tmp_path: Path, project: Path, build_date: None, times: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    data, site, cold, outside = _hand_edited(tmp_path, project, monkeypatch)
     for file in _times_files(project):
         if times == "lost":
             file.unlink()
@@ -234,15 +243,7 @@ def test_a_repair_stopped_half_way_leaves_a_correct_next_build(
     # The folder times are written once a repair is done: one stopped after removing and
     # before linking again leaves the times of the repair before (and a state saying the
     # spare was changing, so the next merge makes it afresh): the next builds are right.
-    monkeypatch.setattr(merge, "RACY_NS", 0)
-    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
-    site = project / "site"
-    for _ in range(3):
-        _build(project, data, site)
-    cold = _cold(tmp_path, data, "a")
-    outside = tmp_path / "outside.txt"
-    outside.write_text("keep me", "utf-8")
-    _hand_edits(site, outside)
+    data, site, cold, outside = _hand_edited(tmp_path, project, monkeypatch)
     _build(project, data, site)  # the spare, unchanged, goes live; the edited tree is spare
     times = {p: p.read_bytes() for p in _times_files(project)}
     link, calls = merge._link, []
