@@ -195,6 +195,8 @@ def test_serve_shows_the_home_page_before_the_build_ends_then_the_whole_site(
     reload = server.get(f"/livereload/{epoch}/1", timeout=90)
     assert reload.status == 200 and int(reload.body) > int(epoch)
     server.wait_for_build(1, within=60)
+    # The terminal is told how far the build is, as `errdocs build` tells it.
+    assert re.search(r"^units: (\d+)/\1 \(100%\), \d+ pages", server.log(), re.M), server.log()
     built = site_tree(project / "site")
     assert built == cold_site(project, SAMPLE, tmp_path / "fresh")
     assert _served_tree(server, [p for p in built if p != ".errdocs-site"]) == {

@@ -168,7 +168,7 @@ class Preview:
             return None
         self.served.started()
         try:
-            report = build(self.settings, self.paths, jobs=self.jobs, show_progress=False,
+            report = build(self.settings, self.paths, jobs=self.jobs, show_progress=True,
                            watch=self.served)
         except BaseException as exc:
             self.served.ended(failure_line(exc))
