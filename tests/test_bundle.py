@@ -87,6 +87,8 @@ def test_bundle_command_filters_and_reports(project: Path,
     pages = sum(1 for n in names if n.endswith(".html") and not n.endswith("/404.html")
                 and not n.startswith("sglang-validation/id/"))  # redirects, not pages
     assert sum(1 for n in names if n.startswith("sglang-validation/api/records/")) == 4
+    broken, _checked = broken_links(sites.unzip(out, out.parent / "unzipped"), served=False)
+    assert broken == []  # a subset goes through the same zip: every link names a file
     assert result.output == (
         f"Bundle written to {out}: {pages} pages (4 records), {_size(out.stat().st_size)}. "
         "Unzip it and open sglang-validation/index.html in a browser.\n")
