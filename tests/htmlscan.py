@@ -84,12 +84,13 @@ def html_pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if "pagefind" not in p.relative_to(site).parts)
 
 
-def broken_links(site: Path, prefix: str = "/",
-                 skip: tuple[str, ...] = ()) -> tuple[list[str], int]:
+def broken_links(site: Path, prefix: str = "/", skip: tuple[str, ...] = (),
+                 served: bool = True) -> tuple[list[str], int]:
     """Internal links (and anchors) of ``site`` that lead nowhere, and how many were checked.
 
     ``prefix`` is the path the site is hosted under (absolute links, as on the 404 page, start
-    with it); pages named in ``skip`` are not read.
+    with it); pages named in ``skip`` are not read. ``served``: a link to a folder leads to its
+    ``index.html``, as a server answers; False: it leads nowhere, as from ``file://``.
     """
     scans = {p.resolve(): scan(p) for p in html_pages(site)
              if p.relative_to(site).as_posix() not in skip}
@@ -101,7 +102,7 @@ def broken_links(site: Path, prefix: str = "/",
             if scheme in ("http", "https", "mailto"):
                 continue
             assert not scheme, f"{page}: unexpected link scheme in {url!r}"
-            target, fragment = _resolve(site, page, url, prefix)
+            target, fragment = _resolve(site, page, url, prefix, served)
             checked += 1
             where = f"{page.relative_to(site.resolve())}: {url}"
             if not target.is_file():
@@ -115,7 +116,8 @@ def _ids(scans: dict[Path, Scan], target: Path) -> set[str]:
     return scans[target].ids if target in scans else scan(target).ids
 
 
-def _resolve(site: Path, page: Path, url: str, prefix: str) -> tuple[Path, str]:
+def _resolve(site: Path, page: Path, url: str, prefix: str,
+             served: bool = True) -> tuple[Path, str]:
     """The file a site-internal URL of ``page`` points at, and its fragment."""
     parts = urlsplit(url)
     if parts.path.startswith("/"):
@@ -125,6 +127,6 @@ def _resolve(site: Path, page: Path, url: str, prefix: str) -> tuple[Path, str]:
         target = page.parent / unquote(parts.path)
     else:
         target = page
-    if parts.path.endswith("/") or target.is_dir():
+    if served and (parts.path.endswith("/") or target.is_dir()):
         target = target / "index.html"
     return target.resolve(), unquote(parts.fragment)

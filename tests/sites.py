@@ -52,9 +52,12 @@ def build_project(project: Path, records: Path = SAMPLE, site_url: str | None = 
                                    full_text=full_text)
 
 
-def build_bundle(project: Path, output: Path, records: Path = SAMPLE) -> BundleReport:
-    """The offline bundle of every record of ``records``."""
-    return make_bundle(load_settings(project / "mkdocs.yml"), [records], output)
+def build_bundle(project: Path, output: Path, records: Path = SAMPLE,
+                 site_url: str | None = None) -> BundleReport:
+    """The offline bundle of every record of ``records`` (of the site :func:`build_project`
+    builds when ``site_url`` is its)."""
+    return make_bundle(load_settings(project / "mkdocs.yml", site_url=site_url), [records],
+                       output)
 
 
 @contextlib.contextmanager

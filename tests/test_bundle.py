@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from errdocs.cli import _size, main
 from errdocs.pages.render import Page
 from errdocs.pages.write import write_pages
-from errdocs.site.bundle import Selection, select, sync_hand_written
+from errdocs.site.bundle import Selection, offline_page, select, sync_hand_written
 
 from . import sites
 from .helpers import record
@@ -32,14 +32,16 @@ def test_bundle_of_the_whole_dataset_opens_from_disk(bundle_zip: Path, tmp_path:
     assert all(n.startswith("errdocs-bundle/") for n in names)
     assert {"errdocs-bundle/index.html", "errdocs-bundle/errors/assets/search/manifest.js",
             "errdocs-bundle/errors/assets/lookup/manifest.js",
-            f"errdocs-bundle/{sites.SEED_PAGE}.html"} <= set(names)
+            f"errdocs-bundle/{sites.SEED_PAGE}/index.html"} <= set(names)
     # no lunr: no Material search index, language files or worker; nothing not worth mailing
     assert not [n for n in names if n.endswith((".map", ".errdocs-site", "sitemap.xml"))
-                or "/lunr/" in n or "/workers/" in n or "search_index" in n]
+                or "/lunr/" in n or "javascripts/workers/" in n or "search_index" in n]
     assert bundle_zip.stat().st_size < 2_000_000  # small enough to mail
     folder = sites.unzip(bundle_zip, tmp_path)
-    broken, checked = broken_links(folder, skip=("404.html",))  # 404.html needs a server
+    # from file://, a link to a folder opens no page: every link names a file
+    broken, checked = broken_links(folder, served=False)
     assert broken == []
+    assert not (folder / "404.html").exists()  # only a server shows it
     assert checked > 1000
 
 
@@ -49,10 +51,10 @@ def test_bundle_pages_load_nothing_from_the_network(bundle_zip: Path, tmp_path: 
               if tag in ("script", "img", "link:stylesheet", "link:icon", "link:preconnect")
               and "://" in url}
     assert remote == set()
-    seed = scan(folder / f"{sites.SEED_PAGE}.html")
+    seed = scan(folder / sites.SEED_PAGE / "index.html")
     scripts = [url for tag, url in seed.links if tag == "script"]
     assert not [url for url in scripts if "worker" in url]  # no shim: no lunr worker to run
-    assert seed.canonical is None  # no site_url: no link to .html addresses the host lacks
+    assert seed.canonical is None  # no link to the host: nothing the reader needs from disk
     search = (folder / "errors" / "assets" / "search" / "manifest.js").read_text("utf-8")
     assert search.startswith("__errdocsLookup(")  # a script: it loads from file://
 
@@ -75,17 +77,18 @@ def test_bundle_command_filters_and_reports(project: Path,
         "--tag", "Validation", "--tag", "lora", "-o", str(out), str(sites.SAMPLE)])
     assert result.exit_code == 0, result.output
     names = _names(out)
-    records = sorted(n for n in names if n.startswith("sglang-validation/errors/sgl-project/")
-                     and not n.endswith("/index.html"))
     folder = "sglang-validation/errors/sgl-project/sglang/"
-    assert records == [folder + name for name in (
-        "response-format-type-must-be-one-of-allowed-got-fmt-type-r.html",
-        "unknown-lora-adapter-lora-name.html",
-        "unsupported-dtype-dtype-cef91982.html",
-        "unsupported-dtype-dtype.html")]
+    records = sorted(n for n in names if n.startswith(folder) and n.count("/") == 5)
+    assert records == [f"{folder}{name}/index.html" for name in (
+        "response-format-type-must-be-one-of-allowed-got-fmt-type-r",
+        "unknown-lora-adapter-lora-name",
+        "unsupported-dtype-dtype-cef91982",
+        "unsupported-dtype-dtype")]
     pages = sum(1 for n in names if n.endswith(".html") and not n.endswith("/404.html")
                 and not n.startswith("sglang-validation/id/"))  # redirects, not pages
     assert sum(1 for n in names if n.startswith("sglang-validation/api/records/")) == 4
+    broken, _checked = broken_links(sites.unzip(out, out.parent / "unzipped"), served=False)
+    assert broken == []  # a subset goes through the same zip: every link names a file
     assert result.output == (
         f"Bundle written to {out}: {pages} pages (4 records), {_size(out.stat().st_size)}. "
         "Unzip it and open sglang-validation/index.html in a browser.\n")
@@ -162,22 +165,25 @@ def _files(folder: Path) -> list[str]:
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
 
 
-def test_a_build_and_a_bundle_keep_each_others_units(project: Path, tmp_path: Path) -> None:
-    """The offline profile's units have their own keys and folder: building the hosted site
-    after a bundle (and bundling after a build) rebuilds nothing."""
+def test_a_bundle_is_the_built_site_zipped(project: Path, tmp_path: Path) -> None:
+    """The bundle of every record is the hosted site's build: bundling after a build (and
+    building after a bundle) rebuilds nothing; its pages' links to folders name their
+    ``index.html``, and its links to the host are gone."""
     _settings, cold = sites.build_project(project)
-    first = sites.build_bundle(project, tmp_path / "a" / "b.zip")
+    first = sites.build_bundle(project, tmp_path / "a" / "b.zip", site_url=sites.SITE_URL)
     _settings, warm = sites.build_project(project)
-    second = sites.build_bundle(project, tmp_path / "b" / "b.zip")
-    assert (cold.built, first.build.built) == (cold.units, first.build.units)
+    second = sites.build_bundle(project, tmp_path / "b" / "b.zip", site_url=sites.SITE_URL)
+    assert (cold.built, first.build.built) == (cold.units, 0)
     assert (warm.built, warm.reused, second.build.built) == (0, warm.units, 0)
     assert first.path.read_bytes() == second.path.read_bytes()
-    # the hosted site keeps its directory URLs and address; the bundle's pages are files
+    # the hosted site keeps its directory URLs and address; the bundle's links name files
     seed = (project / "site" / sites.SEED_PAGE / "index.html").read_text("utf-8")
     assert f'<link rel="canonical" href="{sites.SITE_URL}{sites.SEED_PAGE}/">' in seed
+    assert 'href="../../../.."' in seed
     with zipfile.ZipFile(second.path) as opened:
-        page = opened.read(f"b/{sites.SEED_PAGE}.html").decode()
-    assert 'rel="canonical"' not in page and 'href="../../../index.html"' in page
+        page = opened.read(f"b/{sites.SEED_PAGE}/index.html").decode()
+    assert 'rel="canonical"' not in page and 'href="../../../../index.html"' in page
+    assert page == offline_page(seed.encode()).decode()
 
 
 def test_a_failed_unit_is_the_bundles_one_line(project: Path, tmp_path: Path) -> None:
@@ -196,3 +202,30 @@ def test_a_failed_unit_is_the_bundles_one_line(project: Path, tmp_path: Path) ->
     assert re.fullmatch(r"Error: unit [a-z0-9-]+: MkDocs build failed: Aborted with a "
                         r"configuration error!; nothing was written", last), last
     assert not out.exists()
+
+
+def test_offline_page_names_the_index_of_folders_in_tags_only() -> None:
+    """Links MkDocs and errdocs wrote to folders name their ``index.html`` (fragment and query
+    kept); absolute links, files and fragments stay; record text that looks like a link
+    (quotes are not escaped in text) stays as it is; links to the host go."""
+    html = (b'<html><head><link rel="canonical" href="https://h.example/x/">\n'
+            b'<link rel="search" type="application/opensearchdescription+xml" href="o.xml">\n'
+            b'<link rel="alternate" type="application/atom+xml" href="../feed.xml">\n'
+            b'<meta http-equiv="refresh" content="0; url=../../errors/o/r/s/">\n'
+            b'<link rel="stylesheet" href="../assets/x.css"></head><body>\n'
+            b'<a href=".." class="logo"><a href="./">here</a><a href="../x/#part">x</a>\n'
+            b'<a href="../../..">home</a><a href="y/?q=1">y</a><a href="#top">top</a>\n'
+            b'<a href="/abs/">abs</a><a href="https://github.com/o/r/">gh</a>\n'
+            b'<p>message: a href="../t/" in text &lt;a href="../u/"&gt;</p>\n'
+            b'<code>x <span class="s"> href="../v/"</span></code></body></html>')
+    assert offline_page(html) == (
+        b'<html><head>'
+        b'<meta http-equiv="refresh" content="0; url=../../errors/o/r/s/index.html">\n'
+        b'<link rel="stylesheet" href="../assets/x.css"></head><body>\n'
+        b'<a href="../index.html" class="logo"><a href="./index.html">here</a>'
+        b'<a href="../x/index.html#part">x</a>\n'
+        b'<a href="../../../index.html">home</a><a href="y/index.html?q=1">y</a>'
+        b'<a href="#top">top</a>\n'
+        b'<a href="/abs/">abs</a><a href="https://github.com/o/r/">gh</a>\n'
+        b'<p>message: a href="../t/" in text &lt;a href="../u/"&gt;</p>\n'
+        b'<code>x <span class="s"> href="../v/"</span></code></body></html>')

@@ -122,7 +122,7 @@ def test_a_result_opens_from_disk(browser: Browser, offline: Path) -> None:
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     _count, links = _search_box(page, (offline / "index.html").as_uri(), PASTED[0])
-    assert links[0] == (offline / f"{sites.SEED_PAGE}.html").as_uri()
+    assert links[0] == (offline / sites.SEED_PAGE / "index.html").as_uri()
     with page.expect_navigation():
         page.locator(".md-search-result__link").first.click()
     heading = page.locator("article h1").first.inner_text()
@@ -140,7 +140,7 @@ def test_screenshots_of_the_bundle_from_disk(browser: Browser, offline: Path,
     measured: the page never scrolls sideways."""
     ARTIFACTS.mkdir(exist_ok=True)
     page, errors = _page(browser, viewport)
-    for name, path in (("home", "index.html"), ("record", f"{sites.SEED_PAGE}.html")):
+    for name, path in (("home", "index.html"), ("record", f"{sites.SEED_PAGE}/index.html")):
         page.goto((offline / path).as_uri())
         page.evaluate(
             f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
@@ -148,5 +148,45 @@ def test_screenshots_of_the_bundle_from_disk(browser: Browser, offline: Path,
         assert width <= viewport["width"], (name, width)
         page.screenshot(path=str(ARTIFACTS / f"bundle-{name}-{viewport['width']}-{scheme}.png"),
                         full_page=False)
+    assert errors == []
+    page.close()
+
+
+def _opened_a_page(page: Page, root: str) -> str:
+    """The page shown is a file of the bundle with a heading (not a folder's listing)."""
+    assert page.url.startswith(root) and page.url.split("#")[0].endswith(".html"), page.url
+    return page.locator("article h1").first.inner_text().strip().removesuffix("¶").strip()
+
+
+def test_nav_a_listing_a_record_and_an_id_page_open_from_disk(browser: Browser,
+                                                             offline: Path) -> None:
+    """Every link of the site's nav, clicked from the home page opened from ``file://``, opens
+    a page; then a listing's row opens its record, and a permalink page (``/id/<id>/``)
+    sends the reader on to its record."""
+    page, errors = _page(browser)
+    root = offline.as_uri() + "/"
+    page.goto(root + "index.html")
+    nav = page.locator(".md-sidebar--primary a.md-nav__link[href]")
+    hrefs = sorted({nav.nth(i).get_attribute("href") or "" for i in range(nav.count())
+                    if nav.nth(i).is_visible()} - {""})
+    hrefs = [h for h in hrefs if not h.startswith("#")]  # the page's own headings
+    assert len(hrefs) >= 4, hrefs
+    titles = []
+    for href in hrefs:
+        page.goto(root + "index.html")
+        with page.expect_navigation():
+            link = f'.md-sidebar--primary a.md-nav__link[href="{href}"]:visible'
+            page.locator(link).first.click()
+        titles.append(_opened_a_page(page, root))
+    assert "All categories" in titles and len(set(titles)) == len(hrefs), titles
+    page.goto(root + "errors/acme-labs/tensorpipe/index.html")
+    row = page.locator(".errdocs-rows li a").first
+    message = row.inner_text().strip()
+    with page.expect_navigation():
+        row.click()
+    assert _opened_a_page(page, root) == message
+    page.goto(f"{root}id/{sites.SEED_ID}/index.html")
+    page.wait_for_url(f"{root}{sites.SEED_PAGE}/index.html")
+    assert _opened_a_page(page, root) == sites.SEED_MESSAGE
     assert errors == []
     page.close()

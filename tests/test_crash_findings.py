@@ -104,9 +104,8 @@ def test_a_kill_in_another_unit_count_leaves_no_stale_page(
 
 def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:
     """Finding 9: a build killed during the merge left ``.errdocs/.site-new-*`` that no later
-    build removed; a killed bundle left its temporary folder. A bundle is a build under the
-    offline profile (in ``.errdocs/offline/``): killed, it leaves the previous zip, and the
-    next bundle removes what it left."""
+    build removed; a killed bundle left its temporary folder. A bundle is a build and a zip:
+    killed in either, it leaves the previous zip, and the next build removes what it left."""
     project, data = scene.case, scene.data
     for remembered in (project / ".errdocs").glob("sites/*/state.json"):
         remembered.unlink()  # no spare to trust: a tree is made anew
@@ -119,7 +118,7 @@ def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:
     args = ["bundle", "-f", str(project / "mkdocs.yml"), "-o", str(project / "dist" / "b.zip"),
             "-j", "1", str(data["b"])]
     zipping = faults.Plan(str(project), "kill", 1, match="dist/.b.zip.partial")
-    merging = faults.Plan(str(project), "kill", 5, match="offline/work/sites/")
+    merging = faults.Plan(str(project), "kill", 5, match=".errdocs/sites/")
     for killed in (zipping, merging):
         assert faults.run_forked(lambda: main(args, prog_name="errdocs"), killed,
                                  scene.base).code == -9

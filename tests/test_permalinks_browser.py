@@ -81,7 +81,7 @@ def test_an_id_page_sends_the_reader_to_the_record_hosted_and_without_javascript
 def test_an_id_page_works_from_disk(browser: Browser, offline: Path) -> None:
     page, watch = _open(browser, DESKTOP)
     page.goto((offline / "id" / sites.SEED_ID / "index.html").as_uri())
-    page.wait_for_url((offline / f"{sites.SEED_PAGE}.html").as_uri())
+    page.wait_for_url((offline / sites.SEED_PAGE / "index.html").as_uri())
     assert _h1(page) == sites.SEED_MESSAGE
     _clean(watch)
     page.close()

@@ -485,15 +485,16 @@ def site_addresses(settings: Settings) -> Addresses:
     """How the site's pages are addressed: ``mkdocs.yml`` with ``--site-url``."""
     base = base_config(settings.config_file)
     profile = settings.profile
-    if not profile.site_url:  # the offline bundle: its addresses are files, not the host's
-        return Addresses(settings.subtree, bool(profile.directory_urls), None)
+    directory_urls = base.get("use_directory_urls") is not False
+    if not profile.site_url:  # a subset's bundle: its pages are not the host's
+        return Addresses(settings.subtree, directory_urls, None)
     site_url = settings.site_url
     if site_url is None and base.get("site_url"):
         try:
             site_url = check_site_url(str(base["site_url"]))
         except ValueError:
             site_url = None  # MkDocs reports it; the exports only lose absolute addresses
-    return Addresses(settings.subtree, base.get("use_directory_urls") is not False, site_url)
+    return Addresses(settings.subtree, directory_urls, site_url)
 
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
@@ -581,7 +582,7 @@ def _global_key(settings: Settings) -> str:
         extra += files_key(settings.project_dir / str(theme["custom_dir"]))
     extra.append(f"site_url={settings.site_url or base.get('site_url') or ''}".encode())
     profile = settings.profile  # the profile's units are its own (sorted: no hash order)
-    extra.append(f"profile={profile.name} {profile.directory_urls} {profile.site_url} "
+    extra.append(f"profile={profile.name} {profile.site_url} "
                  f"{sorted(profile.dropped)}".encode())
     for path in nav_paths(base.get("nav") or []):  # type: ignore[arg-type]
         try:

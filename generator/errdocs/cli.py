@@ -211,17 +211,26 @@ def merge_command(paths: tuple[Path, ...], config_file: Path, site_dir: Path | N
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("dist/errdocs-bundle.zip"), show_default=True,
               help="The zip file to write.")
+@SITE_DIR
+@SITE_URL
+@FULL_TEXT
+@KEEP_VERSIONS
 @JOBS
 @ENGINE
 def bundle_command(paths: tuple[Path, ...], config_file: Path, repos: tuple[str, ...],
-                   tags: tuple[str, ...], output: Path, jobs: int | None, engine: str) -> None:
+                   tags: tuple[str, ...], output: Path, site_dir: Path | None,
+                   site_url: str | None, full_text: bool, keep_versions: int,
+                   jobs: int | None, engine: str) -> None:
     """Build an offline copy of the site (all records, or those chosen) as a zip that opens
-    from disk, search included. No PATH: the sample dataset."""
+    from disk, search included. All records: the site `errdocs build` makes (built first,
+    nothing to do when it is current: give the options you give `build`), zipped. No PATH:
+    the sample dataset."""
     engines.require(engine)
-    settings = _settings(config_file)
+    settings = _settings(config_file, site_dir, site_url)
     inputs = paths or (settings.project_dir / SAMPLE_DATASET,)
     report = make_bundle(settings, inputs, output, selection=Selection(repos, tags),
-                         jobs=jobs or default_jobs(), show_progress=True)
+                         jobs=jobs or default_jobs(), show_progress=True,
+                         full_text=full_text, keep_versions=keep_versions)
     for problem in [*report.build.problems, *report.build.lookup_problems]:
         click.echo(str(problem), err=True)
     click.echo(f"Bundle written to {report.path}: {report.pages} pages ({report.records} "

@@ -28,19 +28,17 @@ class Profile:
     """Part of every unit's key."""
     folder: str
     """Its own folder inside :data:`WORK_DIR` ('' for the hosted site: the folder itself)."""
-    directory_urls: bool | None
-    """``use_directory_urls`` of its pages; None keeps ``mkdocs.yml``'s."""
     site_url: bool
-    """True keeps ``site_url`` (canonical links, sitemap); the offline bundle has none: its
-    ``.html`` addresses are not the hosted site's."""
+    """True keeps ``site_url`` (canonical links, sitemap); a bundle of a subset has none: its
+    pages are not the hosted site's (it may hold records the hosted site has not)."""
     dropped: frozenset[str]
     """Plugins of ``mkdocs.yml`` its units leave out."""
 
 
-HOSTED = Profile("hosted", "", None, True, frozenset())
-OFFLINE = Profile("offline", "offline/work", False, False, frozenset({"errdocs-lastmod"}))
-"""Opened from disk: links to ``.html`` files, no ``site_url``, no sitemap dates (nothing
-reads them there)."""
+HOSTED = Profile("hosted", "", True, frozenset())
+OFFLINE = Profile("offline", "offline/work", False, frozenset({"errdocs-lastmod"}))
+"""A bundle of a subset of the records (``errdocs bundle --repo/--tag``), built apart from the
+hosted site: no ``site_url``, no sitemap dates (nothing reads them from disk)."""
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,7 @@ def filter_files(settings: Settings, lights: Sequence[Light], code: str,
 
 def _profile(settings: Settings) -> str:
     profile = settings.profile  # (sorted: a set's order changes between runs)
-    return (f"{profile.name} {profile.folder} {profile.directory_urls} {profile.site_url} "
+    return (f"{profile.name} {profile.folder} {profile.site_url} "
             f"{sorted(profile.dropped)}")
 
 

@@ -40,7 +40,7 @@ def hand_page(settings: Settings, path: str) -> HandPage | None:
         return None
     heading = _H1.search(text)
     page = PurePosixPath(path).with_suffix("")
-    if settings.profile.directory_urls is False:  # the offline bundle's pages are files
+    if base_config(settings.config_file).get("use_directory_urls") is False:  # pages are files
         return HandPage(f"{page}.html", heading.group(1) if heading else page.name, text)
     parts = page.parts[:-1] if page.name == "index" else page.parts
     url = "".join(f"{part}/" for part in parts)

@@ -1,23 +1,33 @@
 """The offline bundle: a zip of the site, for all records or a subset, that opens from disk.
 
-The bundle is ``errdocs build``'s site under the offline profile (:data:`errdocs.project.OFFLINE`):
-the same scan, plan, units and merge, with links to ``.html`` files, no ``site_url`` and no
-sitemap dates. Its search is the hosted site's search box and paste box: their data are
-scripts (``loader.js``), which a page opened from ``file://`` can load; there is no lunr index.
+The bundle of every record is the hosted site itself: ``errdocs bundle`` runs ``errdocs build``
+(nothing to do when the site is current) and zips the assembled site, rewriting on the way the
+links MkDocs and errdocs wrote to folders (``href="../x/"``) into links to their pages
+(``../x/index.html``), which a browser opens from ``file://``. So a bundle after a build costs
+the zip alone, and the bundle's pages, search box and paste box are the hosted site's: their
+data are scripts (``loader.js``) that load from disk, and their scripts name ``index.html``
+when the page was opened from ``file://``. Left out: what has no use from disk (the sitemap,
+``robots.txt``, the OpenSearch description, the ``<link>`` tags to the host's addresses, its
+OpenSearch description and its feed, the 404 page, which only a server shows, Material's lunr
+files, source maps).
 
-The profile has its own folder in the work folder (``.errdocs/offline/``: its units, its copy of
-the hand-written pages with its generated tree, and its assembled site), so the hosted site's
-``docs/errors/`` and ``site/`` are never touched, a build and a bundle never make each other's
-units stale, and a second bundle of the same data rebuilds nothing. The zip is written from the
-assembled site file by file (nothing held in memory, no second copy of the site) under a
-temporary name, renamed into place at the end: a failed or killed bundle leaves the previous zip.
+A subset (``--repo``, ``--tag``) is built apart, under the offline profile
+(:data:`errdocs.project.OFFLINE`: its own folder ``.errdocs/offline/`` with its units, its copy
+of the hand-written pages and its site; no ``site_url``), so the
+hosted site is never touched by it; it goes through the same zip.
 
-The bundle carries the site's exports too (``/id/<id>/``, ``/api/``), for its records.
+The zip is written file by file (a page read, rewritten and compressed at a time; other files
+copied in chunks: nothing grows with the number of records) under a temporary name, renamed
+into place at the end: a failed or killed bundle leaves the previous zip. Entries are sorted
+and dated 1980-01-01, so the same input makes the same zip.
+
+The bundle carries the site's exports too (``/id/<id>/``, ``/api/``, the feed).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import zipfile
 from collections.abc import Iterable, Iterator
@@ -25,6 +35,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from errdocs.build import ShardedReport, build_sharded
+from errdocs.catalog.history import DEFAULT_KEEP
 from errdocs.catalog.model import GroupKind, group_key, shown_tags
 from errdocs.catalog.scan import Light
 from errdocs.errors import BuildFailed, ErrdocsError, naming
@@ -35,14 +46,26 @@ from errdocs.records.record import Record
 from errdocs.site.lock import project_lock
 from errdocs.site.owner import MARKER
 
-LEFT_OUT = frozenset({MARKER, "sitemap.xml", "sitemap.xml.gz"})
-"""Files of the built site not worth mailing (besides source maps, ``*.map``): errdocs' marker
-of its site folders, the sitemap (of a site with no address)."""
+LEFT_OUT = frozenset({MARKER, "sitemap.xml", "sitemap.xml.gz", "robots.txt", "opensearch.xml"})
+"""Files of the built site of no use from disk (besides source maps, ``*.map``): errdocs' marker
+of its site folders, the sitemap, what search engines and the address bar read."""
+LEFT_OUT_PAGES = frozenset({"404.html"})
+"""At the site's top: the 404 page, which only a server shows (its links are absolute)."""
 LEFT_OUT_FOLDERS = ("assets/javascripts/lunr/", "assets/javascripts/workers/")
 """Material's lunr search (language support, worker), which the theme ships and nothing in
 the bundle loads: its search is errdocs' own."""
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every entry gets this date, so the same input makes the same zip."""
+LINK = re.compile(rb'\s(?:href|src|action)="([^"]*)"')
+"""A link in an attribute MkDocs, Material or errdocs wrote (record text is escaped: its
+quotes can only be in text, never in a tag; :func:`_in_tag` checks)."""
+REFRESH = re.compile(rb'(<meta http-equiv="refresh" content="\d+; url=)([^"]*)"')
+"""The redirect of a permalink page (``/id/<id>/``)."""
+NOT_OFFLINE = re.compile(rb'<link rel="(?:canonical|search|alternate)"[^<>]*>\n?')
+"""Links to the host's addresses, its OpenSearch description and its feed (for which
+Material's script fetches ``sitemap.xml``, which a page from disk may not; ``<`` in record text
+is escaped, so this only matches tags)."""
+SCHEME = re.compile(rb"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 COPY_CHUNK = 1 << 20
 """Bytes read at a time from a file going into the zip."""
 
@@ -131,26 +154,34 @@ def offline_settings(settings: Settings) -> Settings:
 
 def make_bundle(settings: Settings, inputs: Iterable[Path], output: Path, *,
                 selection: Selection = Selection(), jobs: int = 1,
-                show_progress: bool = False) -> BundleReport:
-    """Build the site of the records of ``inputs`` chosen by ``selection`` under the offline
-    profile and zip it into ``output``."""
+                show_progress: bool = False, full_text: bool = False,
+                keep_versions: int = DEFAULT_KEEP) -> BundleReport:
+    """Build the site of the records of ``inputs`` chosen by ``selection`` (every record: the
+    hosted site, as ``errdocs build`` with ``full_text`` and ``keep_versions`` does; a subset:
+    its own, under the offline profile) and zip it into ``output``."""
     if os.path.lexists(output) and not (output.is_file() and zipfile.is_zipfile(output)):
         # -o names a file errdocs replaces: only ever an earlier zip, never a user's file
         raise BundleError(f"{output}: exists and is not a zip file; give another --output, "
                           "e.g. -o dist/errdocs-bundle.zip")
-    offline = offline_settings(settings)
-    # The project's lock too: the hand-written pages are read while no build writes the
-    # generated tree beside them.
-    with project_lock(settings.work_dir):
-        sync_hand_written(settings.docs_dir, offline.docs_dir, settings.subtree)
-        try:
-            report = build_sharded(offline, inputs, jobs=jobs, show_progress=show_progress,
-                                   choose=selection.choose, reset_history=True,
-                                   keep_versions=1)
-        except BuildFailed as exc:  # said as the bundle's: the zip is what was not written
-            raise BundleError(str(exc)) from exc
-        folder = _folder_name(output)
-        pages = write_zip(offline.site_dir, output, folder)
+    subset = bool(selection.repos or selection.tags)
+    site = offline_settings(settings) if subset else settings
+    try:
+        if subset:
+            # The project's lock too: the hand-written pages are read while no build writes
+            # the generated tree beside them.
+            with project_lock(settings.work_dir):
+                sync_hand_written(settings.docs_dir, site.docs_dir, settings.subtree)
+                report = build_sharded(site, inputs, jobs=jobs, show_progress=show_progress,
+                                       choose=selection.choose, reset_history=True,
+                                       keep_versions=1)
+        else:
+            report = build_sharded(site, inputs, jobs=jobs, show_progress=show_progress,
+                                   full_text=full_text, keep_versions=keep_versions)
+    except BuildFailed as exc:  # said as the bundle's: the zip is what was not written
+        raise BundleError(str(exc)) from exc
+    folder = _folder_name(output)
+    with project_lock(site.work_dir):  # no build replaces the site while it is read
+        pages = write_zip(site.site_dir, output, folder)
     return BundleReport(output, report.records, pages, output.stat().st_size, folder, report)
 
 
@@ -195,8 +226,9 @@ def _differ(a: Path, b: Path) -> bool:
 
 
 def write_zip(site: Path, output: Path, folder: str) -> int:
-    """Zip ``site`` under ``folder/`` into ``output``, one file at a time (atomically: under a
-    temporary name, renamed at the end); return its HTML page count."""
+    """Zip ``site`` under ``folder/`` into ``output``, one file at a time, its pages' links
+    made to open from disk (:func:`offline_page`), atomically (under a temporary name, renamed
+    at the end); return its HTML page count."""
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.partial")
     pages = 0
@@ -205,8 +237,11 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
             for path in _files(site):
                 if _left_out(path):
                     continue
-                _add(archive, site / path, f"{folder}/{path}")
-                pages += path.endswith(".html") and not _not_a_page(path)
+                if path.endswith(".html"):
+                    _write(archive, f"{folder}/{path}", offline_page((site / path).read_bytes()))
+                    pages += not _not_a_page(path)
+                else:
+                    _add(archive, site / path, f"{folder}/{path}")
         partial.replace(output)
     except BaseException:
         partial.unlink(missing_ok=True)
@@ -214,20 +249,76 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     return pages
 
 
+def offline_page(html: bytes) -> bytes:
+    """``html`` with its links to folders made links to their ``index.html`` (fragments and
+    queries kept), and without its links to the host's addresses."""
+    html = NOT_OFFLINE.sub(b"", html)
+    html = REFRESH.sub(lambda m: m[1] + offline_link(m[2]) + b'"', html)
+    return LINK.sub(_TagState(html).rewrite, html)
+
+
+def offline_link(url: bytes) -> bytes:
+    """``../x/`` as ``../x/index.html``, ``..`` as ``../index.html`` (with the fragment and
+    query kept); any other link as it is: absolute ones, files, fragments of the page."""
+    if not url or url.startswith((b"/", b"#", b"?")) or SCHEME.match(url):
+        return url
+    cut = min((i for i in (url.find(b"#"), url.find(b"?")) if i >= 0), default=len(url))
+    path, rest = url[:cut], url[cut:]
+    if path.endswith(b"/"):
+        return path + b"index.html" + rest
+    if path in (b".", b"..") or path.endswith((b"/.", b"/..")):
+        return path + b"/index.html" + rest
+    return url
+
+
+class _TagState:
+    """Rewrites the links of one page that are inside a tag: record text may hold
+    ``href="../x/"`` (its quotes are not escaped in text, its ``<`` and ``>`` are), which
+    stays as it is. Matches come in order; each stretch between two is scanned once."""
+
+    def __init__(self, html: bytes) -> None:
+        self.html = html
+        self.at = 0
+        """Where the scan got to."""
+        self.in_tag = False
+        """Whether :attr:`at` is inside a tag."""
+
+    def rewrite(self, match: re.Match[bytes]) -> bytes:
+        start = match.start()
+        opened = self.html.rfind(b"<", self.at, start)
+        closed = self.html.rfind(b">", self.at, start)
+        if opened >= 0 or closed >= 0:
+            self.in_tag = opened > closed
+        self.at = start
+        if not self.in_tag:
+            return match[0]
+        return match[0][:match.start(1) - start] + offline_link(match[1]) + b'"'
+
+
+def _write(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+    """One entry holding ``data`` (compressed with zlib's default level)."""
+    archive.writestr(_info(name), data)
+
+
 def _add(archive: zipfile.ZipFile, path: Path, name: str) -> None:
     """Stream one file into ``archive``: read and compressed (zlib's default level) a chunk
     at a time."""
-    info = zipfile.ZipInfo(name, ZIP_DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = 0o644 << 16
+    info = _info(name)
     info.file_size = path.stat().st_size
     with open(path, "rb") as source, archive.open(info, "w") as target:
         shutil.copyfileobj(source, target, COPY_CHUNK)
 
 
+def _info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    return info
+
+
 def _left_out(path: str) -> bool:
     return (path.endswith(".map") or path.rsplit("/", 1)[-1] in LEFT_OUT
-            or path.startswith(LEFT_OUT_FOLDERS))
+            or path in LEFT_OUT_PAGES or path.startswith(LEFT_OUT_FOLDERS))
 
 
 def _not_a_page(path: str) -> bool:

@@ -547,8 +547,6 @@ def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
         "site_dir": str(folder / "site.new"),
         "plugins": [*plugins, {"errdocs-unit": {"pages": str(pages)}}],
     }
-    if profile.directory_urls is not None:
-        config["use_directory_urls"] = profile.directory_urls
     if not profile.site_url:
         config["site_url"] = ""
     elif ctx.settings.site_url:

@@ -129,7 +129,16 @@
 
   function link(page) {
     if (typeof page !== "string" || !PAGE.test(page)) return null;
-    return new URL(`errors/${page}${directoryUrls ? "/" : ".html"}`, base).href;
+    return onDisk(new URL(`errors/${page}${directoryUrls ? "/" : ".html"}`, base).href);
+  }
+
+  // Opened from disk (the offline bundle), a folder's address shows its listing, not its page:
+  // name the page's index.html (kept: the fragment).
+  function onDisk(href) {
+    if (location.protocol !== "file:" || href === "#") return href;
+    const url = new URL(href);
+    if (url.pathname.endsWith("/")) url.pathname += "index.html";
+    return url.href;
   }
 
   // A row as the build writes it (partials/entries.md.j2): message, class · file:line

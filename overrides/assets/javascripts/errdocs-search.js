@@ -40,6 +40,15 @@
   const lookupBase = root.getAttribute("data-lookup-base");
   const directoryUrls = root.getAttribute("data-directory-urls") !== "false";
 
+  // Opened from disk (the offline bundle), a folder's address shows its listing, not its page:
+  // name the page's index.html (kept: the fragment).
+  function onDisk(href) {
+    if (location.protocol !== "file:" || href === "#") return href;
+    const url = new URL(href);
+    if (url.pathname.endsWith("/")) url.pathname += "index.html";
+    return url.href;
+  }
+
   function say(text) {
     meta.textContent = text;
   }
@@ -216,7 +225,7 @@
     li.className = "md-search-result__item";
     const a = document.createElement("a");
     a.className = "md-search-result__link";
-    a.href = href;
+    a.href = onDisk(href);
     a.tabIndex = -1;
     const article = document.createElement("article");
     article.className = "md-search-result__article md-typeset";
