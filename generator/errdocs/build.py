@@ -16,6 +16,15 @@ from pathlib import Path
 from typing import Protocol
 
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
+from errdocs.catalog.memo import (
+    CATALOG,
+    UNITS,
+    Memo,
+    catalog_data,
+    catalog_from,
+    memo_key,
+    units_key,
+)
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
@@ -79,9 +88,12 @@ from errdocs.units.plan import (
     from_history,
     global_key,
     group_pages,
+    page_units,
     plan,
     render_key,
     unit_count,
+    units_data,
+    units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
@@ -363,9 +375,14 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
         raise StrictProblems(found.problems)
-    catalog = build_catalog(x.record for x in found.lights)
     addresses = site_addresses(settings)
     rendering = render_key(addresses)
+    # The catalogue model and the page units are kept between builds, under a hash of what
+    # they are made from (a cache: any doubt makes them as a cold build does).
+    memo = Memo(work)
+    model = memo_key(found.lights, rendering)
+    catalog = memo.get(CATALOG, model, lambda: build_catalog(x.record for x in found.lights),
+                       catalog_data, catalog_from)
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
     boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text)
@@ -398,9 +415,12 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     static, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights))
     everything = _global_key(settings)
+    pages = memo.get(UNITS, units_key(model, everything),
+                     lambda: page_units(lights, catalog, everything), units_data, units_from)
+    memo.save()
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
                  everything, boxes.files + filters.files + file_keys(static), changed_pages,
-                 resolve + past_files)
+                 resolve + past_files, pages)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items
