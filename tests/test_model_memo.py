@@ -25,14 +25,19 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
+ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1}
+ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2}
 
 
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many times the builds made the catalogue model and the page units."""
-    counts = {"catalog": 0, "units": 0}
+    """How many times the builds made the catalogue model, the page units, the root's pages
+    and the paged index."""
+    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0}
     for name, real, count in (("build_catalog", build.build_catalog, "catalog"),
-                              ("page_units", build.page_units, "units")):
+                              ("page_units", build.page_units, "units"),
+                              ("render_root_pages", build.render_root_pages, "root"),
+                              ("index_files", build.index_files, "index")):
         def counted(*args: object, _real: object = real, _count: str = count,
                     **kwargs: object) -> object:
             counts[_count] += 1
@@ -74,10 +79,10 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
                                                        made: dict[str, int]) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=5)
     _build(project, data)
-    assert made == {"catalog": 1, "units": 1}
-    assert set(_rows(project)) == {memo.CATALOG, memo.UNITS}
+    assert made == ALL_ONCE
+    assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES}
     _build(project, data)  # nothing changed
-    assert made == {"catalog": 1, "units": 1}
+    assert made == ALL_ONCE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
 
@@ -91,7 +96,7 @@ def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
     _build(project, data)
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
-    assert counts == {"catalog": 2, "units": 2}
+    assert counts == ALL_TWICE
     assert _rows(project)[memo.CATALOG][0] != before[memo.CATALOG][0]
 
 
@@ -105,7 +110,8 @@ def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
     _build(project, data)
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
-    assert counts == {"catalog": 1, "units": 2}  # the model is not made from the config
+    # The model (and what is made from it alone) is not made from the config.
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1}
 
 
 @pytest.mark.parametrize("damage", ["truncated", "foreign", "garbage", "table", "file"])
@@ -113,28 +119,26 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
                                           damage: str) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=8)
     _build(project, data)
-    catalog_row = _rows(project)[memo.CATALOG]
-    if damage == "truncated":  # bytes cut short: the digest does not match
-        _set_data(project, memo.CATALOG, catalog_row[2][:-100], digest=False)
-        _set_data(project, memo.UNITS, b"", digest=False)
-    elif damage == "foreign":  # another value, written with its digest: not a model
-        _set_data(project, memo.CATALOG, marshal.dumps((1, 2, 3)), digest=True)
-        _set_data(project, memo.UNITS, marshal.dumps((("x", "nope", (), "k", ()),)),
-                  digest=True)
-    elif damage == "garbage":  # bytes that are no marshal data at all, with their digest
-        _set_data(project, memo.CATALOG, b"\xff" * 64, digest=True)
-        _set_data(project, memo.UNITS, b"\x00not marshal", digest=True)
-    elif damage == "table":
+    rows = _rows(project)
+    assert len(rows) == 4
+    for name, (_key, _digest, blob) in rows.items():
+        if damage == "truncated":  # bytes cut short: the digest does not match
+            _set_data(project, name, blob[:-10], digest=False)
+        elif damage == "foreign":  # another value, written with its digest: not what was kept
+            _set_data(project, name, marshal.dumps((("x", "nope", (), "k", ()),)), digest=True)
+        elif damage == "garbage":  # bytes that are no marshal data at all, with their digest
+            _set_data(project, name, b"\xff" * 64, digest=True)
+    if damage == "table":
         with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
             db.execute("DROP TABLE model_memo")
-    else:  # the whole catalogue: a file that is not a database
+    elif damage == "file":  # the whole catalogue: a file that is not a database
         (project / ".errdocs" / "catalog.sqlite").write_bytes(b"not a database" * 100)
     # And a record changed too, so a model wrongly taken from the damaged row would show.
     _change(data, 2, "errorMessage", "Damaged: ")
     _build(project, data)
-    assert made == {"catalog": 2, "units": 2}
+    assert made == ALL_TWICE
     _build(project, data)  # the row written again is used
-    assert made == {"catalog": 2, "units": 2}
+    assert made == ALL_TWICE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
 

@@ -18,11 +18,15 @@ from typing import Protocol
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.memo import (
     CATALOG,
+    INDEX_PAGES,
+    ROOT_PAGES,
     UNITS,
     Memo,
     catalog_data,
     catalog_from,
     memo_key,
+    pages_data,
+    pages_from,
     units_key,
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
@@ -390,7 +394,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
-    root_pages = render_root_pages(catalog, changes=True)
+    root_pages = memo.get(ROOT_PAGES, model, lambda: render_root_pages(catalog, changes=True),
+                          pages_data, pages_from)  # made from the catalogue alone
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
@@ -413,7 +418,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
             written += write_changed(settings.out_dir, data.pages)[0]
             keep_box_data(work, data, row)  # ... until all are written
     static, past_files = _write_static(
-        work, _static_files(settings, snapshot, catalog, addresses, lights))
+        work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
     pages = memo.get(UNITS, units_key(model, everything),
                      lambda: page_units(lights, catalog, everything), units_data, units_from)
@@ -517,15 +522,17 @@ def site_addresses(settings: Settings) -> Addresses:
 
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
-                  addresses: Addresses, lights: list[Light]) -> tuple[list[Page], list[Page]]:
+                  addresses: Addresses, lights: list[Light], memo: Memo,
+                  model: str) -> tuple[list[Page], list[Page]]:
     """The files at site paths outside the generated subtree that data units hold: the record
-    schema and the paged index; and, made from the history, the pages at addresses records
-    left and the feed."""
+    schema and the paged index (kept in ``memo`` under the ``model`` key, which covers the
+    addresses); and, made from the history, the pages at addresses records left and the
+    feed."""
     title = str(base_config(settings.config_file).get("site_name") or "errdocs")
     files = [Page(SCHEMA_FILE, schema_text(addresses))]
-    files += index_files((IndexEntry(x.record.id, x.record.error_message,
-                                     catalog.entries[x.record.id].path) for x in lights),
-                         addresses)
+    files += memo.get(INDEX_PAGES, model, lambda: index_files(
+        (IndexEntry(x.record.id, x.record.error_message, catalog.entries[x.record.id].path)
+         for x in lights), addresses), pages_data, pages_from)
     past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
     return files, past

@@ -32,6 +32,7 @@ from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
 from errdocs.catalog.related import Relations
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
+from errdocs.pages.render import Page
 
 TABLE = """CREATE TABLE IF NOT EXISTS model_memo (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)
@@ -40,6 +41,10 @@ CATALOG = "catalog"
 """The row of the catalogue model."""
 UNITS = "units"
 """The row of the record and hub units (their members and keys)."""
+ROOT_PAGES = "root-pages"
+"""The row of the root unit's generated pages (made from the catalogue alone)."""
+INDEX_PAGES = "index-pages"
+"""The row of the paged index of every record (``/api/index/``)."""
 _ENTRY = tuple(f.name for f in fields(Entry))
 _KINDS = tuple(GroupKind)
 _FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError)
@@ -150,3 +155,20 @@ def catalog_from(data: Any) -> Catalog:
     families, family_repos, files, categories, category_files = (dict(x) for x in relations)
     return Catalog(entries, by_kind, Relations(families, family_repos, files, categories,
                                                category_files))
+
+
+def pages_data(pages: Iterable[Page]) -> tuple[tuple[str, str], ...]:
+    """``pages`` as tuples of strings (path, content; plain ``str``: :mod:`marshal` writes no
+    subclass such as ``Markup``)."""
+    return tuple((str.__str__(p.path), str.__str__(p.content)) for p in pages)
+
+
+def pages_from(data: Any) -> list[Page]:
+    """The pages :func:`pages_data` gave ``data`` for (TypeError when it is not such a
+    value)."""
+    pages = []
+    for path, content in data:
+        if not (isinstance(path, str) and isinstance(content, str)):
+            raise TypeError("not a page")
+        pages.append(Page(path, content))
+    return pages
