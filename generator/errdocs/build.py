@@ -16,6 +16,19 @@ from pathlib import Path
 from typing import Protocol
 
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
+from errdocs.catalog.memo import (
+    CATALOG,
+    INDEX_PAGES,
+    ROOT_PAGES,
+    UNITS,
+    Memo,
+    catalog_data,
+    catalog_from,
+    memo_key,
+    pages_data,
+    pages_from,
+    units_key,
+)
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
@@ -79,9 +92,12 @@ from errdocs.units.plan import (
     from_history,
     global_key,
     group_pages,
+    page_units,
     plan,
     render_key,
     unit_count,
+    units_data,
+    units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
@@ -363,9 +379,14 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
         raise StrictProblems(found.problems)
-    catalog = build_catalog(x.record for x in found.lights)
     addresses = site_addresses(settings)
     rendering = render_key(addresses)
+    # The catalogue model and the page units are kept between builds, under a hash of what
+    # they are made from (a cache: any doubt makes them as a cold build does).
+    memo = Memo(work)
+    model = memo_key(found.lights, rendering)
+    catalog = memo.get(CATALOG, model, lambda: build_catalog(x.record for x in found.lights),
+                       catalog_data, catalog_from)
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
     boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text)
@@ -373,7 +394,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
-    root_pages = render_root_pages(catalog, changes=True)
+    root_pages = memo.get(ROOT_PAGES, model, lambda: render_root_pages(catalog, changes=True),
+                          pages_data, pages_from)  # made from the catalogue alone
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
@@ -396,11 +418,14 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
             written += write_changed(settings.out_dir, data.pages)[0]
             keep_box_data(work, data, row)  # ... until all are written
     static, past_files = _write_static(
-        work, _static_files(settings, snapshot, catalog, addresses, lights))
+        work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
+    pages = memo.get(UNITS, units_key(model, everything),
+                     lambda: page_units(lights, catalog, everything), units_data, units_from)
+    memo.save()
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
                  everything, boxes.files + filters.files + file_keys(static), changed_pages,
-                 resolve + past_files)
+                 resolve + past_files, pages)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items
@@ -498,15 +523,17 @@ def site_addresses(settings: Settings) -> Addresses:
 
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
-                  addresses: Addresses, lights: list[Light]) -> tuple[list[Page], list[Page]]:
+                  addresses: Addresses, lights: list[Light], memo: Memo,
+                  model: str) -> tuple[list[Page], list[Page]]:
     """The files at site paths outside the generated subtree that data units hold: the record
-    schema and the paged index; and, made from the history, the pages at addresses records
-    left and the feed."""
+    schema and the paged index (kept in ``memo`` under the ``model`` key, which covers the
+    addresses); and, made from the history, the pages at addresses records left and the
+    feed."""
     title = str(base_config(settings.config_file).get("site_name") or "errdocs")
     files = [Page(SCHEMA_FILE, schema_text(addresses))]
-    files += index_files((IndexEntry(x.record.id, x.record.error_message,
-                                     catalog.entries[x.record.id].path) for x in lights),
-                         addresses)
+    files += memo.get(INDEX_PAGES, model, lambda: index_files(
+        (IndexEntry(x.record.id, x.record.error_message, catalog.entries[x.record.id].path)
+         for x in lights), addresses), pages_data, pages_from)
     past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
     return files, past

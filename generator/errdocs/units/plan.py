@@ -113,20 +113,48 @@ def file_keys(pages: Iterable[Page]) -> list[FileKey]:
 
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
          global_key: str, data: Iterable[FileKey] = (), changes: Iterable[Page] = (),
-         past: Iterable[Page] = ()) -> list[Unit]:
+         past: Iterable[Page] = (), pages: list[Unit] | None = None) -> list[Unit]:
     """Every unit with its key: root, then hubs, then record units, then data units (of
     ``data``, given by :func:`file_keys`: the files themselves may not have been made again),
     then the units made from the site's history (:func:`from_history`): data units of
-    ``past`` files and the "what changed" pages' unit (when there are such pages)."""
+    ``past`` files and the "what changed" pages' unit (when there are such pages).
+    ``pages``: what :func:`page_units` gives for the same records, catalogue and global key
+    (a memo's); made here when ``None``."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
-    units += _hub_units(catalog, global_key)
-    units += _record_units(lights, catalog, global_key)
+    units += page_units(lights, catalog, global_key) if pages is None else pages
     units += _data_units(list(data), global_key)
     units += _data_units(file_keys(past), global_key, PAST)
     keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
     if keys:  # a few pages, apart from the root: a new version does not rebuild the root
         units.append(Unit(CHANGES, UnitKind.CHANGES, tuple(k[0] for k in keys),
                           _unit_key(global_key, keys), keys))
+    return units
+
+
+def page_units(lights: list[Light], catalog: Catalog, global_key: str) -> list[Unit]:
+    """The hub units, then the record units, with their keys: made from every record (each
+    page's inputs hashed), so a build keeps them between builds (:mod:`errdocs.catalog.memo`)."""
+    return [*_hub_units(catalog, global_key), *_record_units(lights, catalog, global_key)]
+
+
+UnitsData = tuple[tuple[str, str, tuple[str, ...], str, tuple[tuple[str, str], ...]], ...]
+"""Units as tuples of strings (:func:`units_data`), what the memo keeps."""
+
+
+def units_data(units: list[Unit]) -> UnitsData:
+    """``units`` as tuples of strings (name, kind, members, key, page keys)."""
+    return tuple((u.name, u.kind.value, u.members, u.key, u.page_keys) for u in units)
+
+
+def units_from(data: UnitsData) -> list[Unit]:
+    """The units :func:`units_data` gave ``data`` for (ValueError or TypeError when it is not
+    such a value)."""
+    units = []
+    for name, kind, members, key, page_keys in data:
+        if not (isinstance(name, str) and isinstance(key, str) and isinstance(members, tuple)
+                and isinstance(page_keys, tuple)):
+            raise TypeError("not a unit")
+        units.append(Unit(name, UnitKind(kind), members, key, page_keys))
     return units
 
 

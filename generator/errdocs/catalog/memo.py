@@ -1,0 +1,174 @@
+"""The catalogue model and the plan's page units, kept between builds (a cache, never the truth).
+
+Made from every record on every build, the catalogue model (:func:`build_catalog`: paths,
+titles, groups, related lists) and the keys of the record and hub units
+(:func:`errdocs.units.plan.page_units`: each page's inputs hashed) were most of what a build
+with nothing to do spent (bench/README.md, issue 17). Both are functions of the light records,
+which are functions of their JSON lines and errdocs' code, and the units also of the
+:func:`errdocs.units.plan.global_key`. So they are kept in the catalogue (``model_memo``, one
+row each) under a *memo key*: a hash of errdocs' code, the Python version and every light
+record's line hash, in order (and, for the units, of the global key too). A build whose key is
+the row's takes the row; any other build makes them and writes the row.
+
+A row that cannot be used (another key, a digest that does not match its bytes, bytes that do
+not decode to what :func:`catalog_data` writes, no table, no catalogue) is a miss: the model is
+made as a cold build makes it. Rows are written only after they are made, in a transaction of
+their own; what is in a row is a pure function of its key, so a build that fails later leaves
+rows that are still true.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import sqlite3
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
+from errdocs.catalog.related import Relations
+from errdocs.catalog.scan import Light
+from errdocs.catalog.store import Catalogue
+from errdocs.pages.render import Page
+
+TABLE = """CREATE TABLE IF NOT EXISTS model_memo (
+    name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)
+    WITHOUT ROWID"""
+CATALOG = "catalog"
+"""The row of the catalogue model."""
+UNITS = "units"
+"""The row of the record and hub units (their members and keys)."""
+ROOT_PAGES = "root-pages"
+"""The row of the root unit's generated pages (made from the catalogue alone)."""
+INDEX_PAGES = "index-pages"
+"""The row of the paged index of every record (``/api/index/``)."""
+_ENTRY = tuple(f.name for f in fields(Entry))
+_KINDS = tuple(GroupKind)
+_FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError)
+"""What decoding bytes that are not what this module wrote may raise (a miss)."""
+
+T = TypeVar("T")
+
+
+def memo_key(lights: Iterable[Light], code: str) -> str:
+    """The key of the catalogue model made from ``lights``: their line hashes in order (a
+    light record is a function of its line and errdocs' code), ``code`` (a hash of errdocs'
+    code, :func:`errdocs.units.plan.render_key`) and the Python version (:mod:`marshal`'s
+    format is the interpreter's)."""
+    digest = hashlib.sha256(f"{code}\0{sys.version}\0{marshal.version}\0".encode())
+    digest.update("".join(x.line_hash for x in lights).encode())
+    return digest.hexdigest()
+
+
+def units_key(model: str, global_key: str) -> str:
+    """The key of the page units: the model's key and the global key."""
+    return hashlib.sha256(f"{model}\0{global_key}".encode()).hexdigest()
+
+
+class Memo:
+    """The memo rows of one build: read as they are asked for, written together
+    (:meth:`save`) once the build has made what was missing."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self._new: dict[str, tuple[str, bytes]] = {}
+        """Rows made this build (name to key and data), written by :meth:`save`."""
+
+    def get(self, name: str, key: str, make: Callable[[], T], encode: Callable[[T], Any],
+            decode: Callable[[Any], T]) -> T:
+        """The value of row ``name`` when it was kept for ``key``, else ``make()`` (then kept
+        by :meth:`save`)."""
+        found = self._read(name, key)
+        if found is not None:
+            try:
+                return decode(marshal.loads(found))
+            except _FAILED:
+                pass  # not what this module wrote: made again, as without a row
+        value = make()
+        self._new[name] = (key, marshal.dumps(encode(value)))
+        return value
+
+    def save(self) -> None:
+        """Write the rows made this build (one transaction; nothing when none was)."""
+        if not self._new:
+            return
+        with Catalogue(self.work) as catalogue, catalogue.writing():
+            db = catalogue.db
+            assert db is not None
+            db.execute(TABLE)
+            db.executemany("INSERT OR REPLACE INTO model_memo VALUES (?, ?, ?, ?)",
+                           ((name, key, _digest(data), data)
+                            for name, (key, data) in self._new.items()))
+            catalogue.commit(prune=False)
+        self._new.clear()
+
+    def _read(self, name: str, key: str) -> bytes | None:
+        """The row's bytes when it was kept for ``key`` and they are the bytes written."""
+        try:
+            with Catalogue(self.work, keep=False) as catalogue:
+                db = catalogue.db
+                row = None if db is None else db.execute(
+                    "SELECT key, digest, data FROM model_memo WHERE name = ?",
+                    (name,)).fetchone()
+        except sqlite3.Error:  # no table yet, or a damaged catalogue (the scan remakes it)
+            return None
+        if row is None or row[0] != key or not isinstance(row[2], bytes) or (
+                _digest(row[2]) != row[1]):
+            return None
+        return row[2]
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def catalog_data(catalog: Catalog) -> tuple[Any, ...]:
+    """``catalog`` as tuples, strings and numbers (what :mod:`marshal` writes), in the
+    order of its dicts: every order a build iterates in is kept."""
+    entries = tuple(tuple(getattr(e, name) for name in _ENTRY)
+                    for e in catalog.entries.values())
+    groups = tuple(tuple((g.key, g.label, g.path, tuple(e.record_id for e in g.entries))
+                         for g in catalog.groups[kind].values()) for kind in _KINDS)
+    r = catalog.relations
+    relations = (tuple(r.families.items()), tuple(r.family_repos.items()),
+                 tuple(r.files.items()), tuple(r.categories.items()),
+                 tuple(r.category_files.items()))
+    return entries, groups, relations
+
+
+def catalog_from(data: Any) -> Catalog:
+    """The catalogue :func:`catalog_data` gave ``data`` for (raises one of :data:`_FAILED`
+    when ``data`` is not such a value)."""
+    rows, groups, relations = data
+    entries = {}
+    for row in rows:
+        entry = Entry(*row)
+        entries[entry.record_id] = entry
+    if len(groups) != len(_KINDS) or len(relations) != 5:
+        raise ValueError("not a catalogue model")
+    by_kind = {kind: {key: Group(kind, key, label, path, tuple(map(entries.__getitem__, ids)))
+                      for key, label, path, ids in rows_of}
+               for kind, rows_of in zip(_KINDS, groups, strict=True)}
+    families, family_repos, files, categories, category_files = (dict(x) for x in relations)
+    return Catalog(entries, by_kind, Relations(families, family_repos, files, categories,
+                                               category_files))
+
+
+def pages_data(pages: Iterable[Page]) -> tuple[tuple[str, str], ...]:
+    """``pages`` as tuples of strings (path, content; plain ``str``: :mod:`marshal` writes no
+    subclass such as ``Markup``)."""
+    return tuple((str.__str__(p.path), str.__str__(p.content)) for p in pages)
+
+
+def pages_from(data: Any) -> list[Page]:
+    """The pages :func:`pages_data` gave ``data`` for (TypeError when it is not such a
+    value)."""
+    pages = []
+    for path, content in data:
+        if not (isinstance(path, str) and isinstance(content, str)):
+            raise TypeError("not a page")
+        pages.append(Page(path, content))
+    return pages

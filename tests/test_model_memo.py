@@ -1,0 +1,164 @@
+"""The catalogue model and the page units are kept between builds (:mod:`errdocs.catalog.memo`):
+a build with nothing to do takes them from the catalogue's ``model_memo`` rows; a changed
+record, a changed ``mkdocs.yml``, a lost, damaged or foreign row make them again; and the site
+is a cold build's each time."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from errdocs import build
+from errdocs.build import build_sharded
+from errdocs.catalog import memo
+from errdocs.project import load_settings
+
+from .conftest import ROOT
+from .helpers import cold_site, site_tree
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
+
+pytestmark = pytest.mark.slow
+ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1}
+ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2}
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many times the builds made the catalogue model, the page units, the root's pages
+    and the paged index."""
+    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0}
+    for name, real, count in (("build_catalog", build.build_catalog, "catalog"),
+                              ("page_units", build.page_units, "units"),
+                              ("render_root_pages", build.render_root_pages, "root"),
+                              ("index_files", build.index_files, "index")):
+        def counted(*args: object, _real: object = real, _count: str = count,
+                    **kwargs: object) -> object:
+            counts[_count] += 1
+            return _real(*args, **kwargs)  # type: ignore[operator]
+
+        monkeypatch.setattr(build, name, counted)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    return counts
+
+
+def _build(project: Path, data: Path) -> None:
+    build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=1, show_progress=False)
+
+
+def _change(data: Path, number: int, field: str, text: str) -> None:
+    """Put ``text`` in front of the ``field`` of the ``number``-th record."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    value = json.loads(lines[number])
+    value["record"][field] = text + value["record"][field]
+    lines[number] = json.dumps(value, ensure_ascii=False) + "\n"
+    data.write_text("".join(lines), "utf-8")
+
+
+def _rows(project: Path) -> dict[str, tuple[str, bytes, bytes]]:
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        return {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT * FROM model_memo")}
+
+
+def _set_data(project: Path, name: str, data: bytes, *, digest: bool) -> None:
+    """Replace row ``name``'s bytes (and its digest, ``digest``: bytes that pass the check)."""
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        db.execute("UPDATE model_memo SET data = ? WHERE name = ?", (data, name))
+        if digest:
+            db.execute("UPDATE model_memo SET digest = ? WHERE name = ?",
+                       (memo._digest(data), name))
+
+
+def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: Path,
+                                                       made: dict[str, int]) -> None:
+    data = synth.write(12, tmp_path / "data.jsonl", seed=5)
+    _build(project, data)
+    assert made == ALL_ONCE
+    assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES}
+    _build(project, data)  # nothing changed
+    assert made == ALL_ONCE
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
+                                                made: dict[str, int]) -> None:
+    data = synth.write(12, tmp_path / "data.jsonl", seed=6)
+    _build(project, data)
+    before = _rows(project)
+    # The message: the record's title, its listings' rows and its family change.
+    _change(data, 4, "errorMessage", "Refreshed: ")
+    _build(project, data)
+    counts = dict(made)  # (the cold build below makes its own)
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+    assert counts == ALL_TWICE
+    assert _rows(project)[memo.CATALOG][0] != before[memo.CATALOG][0]
+
+
+def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
+                                                made: dict[str, int]) -> None:
+    data = synth.write(12, tmp_path / "data.jsonl", seed=7)
+    _build(project, data)
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text("utf-8").replace(
+        "site_name: errdocs", "site_name: errdocs (memo)", 1), "utf-8")
+    _build(project, data)
+    counts = dict(made)  # (the cold build below makes its own)
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+    # The model (and what is made from it alone) is not made from the config.
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "foreign", "garbage", "table", "file"])
+def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: dict[str, int],
+                                          damage: str) -> None:
+    data = synth.write(12, tmp_path / "data.jsonl", seed=8)
+    _build(project, data)
+    rows = _rows(project)
+    assert len(rows) == 4
+    for name, (_key, _digest, blob) in rows.items():
+        if damage == "truncated":  # bytes cut short: the digest does not match
+            _set_data(project, name, blob[:-10], digest=False)
+        elif damage == "foreign":  # another value, written with its digest: not what was kept
+            _set_data(project, name, marshal.dumps((("x", "nope", (), "k", ()),)), digest=True)
+        elif damage == "garbage":  # bytes that are no marshal data at all, with their digest
+            _set_data(project, name, b"\xff" * 64, digest=True)
+    if damage == "table":
+        with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+            db.execute("DROP TABLE model_memo")
+    elif damage == "file":  # the whole catalogue: a file that is not a database
+        (project / ".errdocs" / "catalog.sqlite").write_bytes(b"not a database" * 100)
+    # And a record changed too, so a model wrongly taken from the damaged row would show.
+    _change(data, 2, "errorMessage", "Damaged: ")
+    _build(project, data)
+    assert made == ALL_TWICE
+    _build(project, data)  # the row written again is used
+    assert made == ALL_TWICE
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
+    """What a row decodes to is the catalogue and the units that were kept, equal and in the
+    same order (every dict a build iterates)."""
+    from errdocs.catalog.model import build_catalog
+    from errdocs.catalog.scan import scan
+    from errdocs.units.plan import page_units, units_data, units_from
+
+    data = synth.write(40, tmp_path / "data.jsonl", seed=9)
+    lights = scan([data], tmp_path / "work").lights
+    catalog = build_catalog(x.record for x in lights)
+    again = memo.catalog_from(marshal.loads(marshal.dumps(memo.catalog_data(catalog))))
+    assert list(again.entries.items()) == list(catalog.entries.items())
+    for kind, groups in catalog.groups.items():
+        assert list(again.groups[kind].items()) == list(groups.items())
+    assert again.relations == catalog.relations
+    assert list(again.relations.files) == list(catalog.relations.files)
+    for x in lights:
+        assert again.related(x.record) == catalog.related(x.record)
+    units = page_units(lights, catalog, "key")
+    assert units_from(marshal.loads(marshal.dumps(units_data(units)))) == units
