@@ -14,6 +14,7 @@ from pathlib import Path
 import markdown
 import pytest
 
+from errdocs import code
 from errdocs.build import build_sharded
 from errdocs.pages.permalinks import Addresses
 from errdocs.project import load_settings
@@ -134,20 +135,23 @@ def test_a_changed_record_and_theme_template_make_again_what_they_touch(
     assert site == cold_site(project, data, tmp_path / "cold")
 
 
-def test_the_keys_hash_errdocs_templates_and_the_config(tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_keys_hash_errdocs_templates_and_the_config(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """A changed errdocs template (anywhere in the package) changes both keys; a changed
     ``mkdocs.yml`` only the global one, and a changed address only the rendering one."""
     package = tmp_path / "errdocs"
-    shutil.copytree(Path(plan.__file__).parent.parent, package,
+    shutil.copytree(Path(code.__file__).parent, package,
                     ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(plan, "__file__", str(package / "units" / "plan.py"))
+    monkeypatch.setattr(code, "__file__", str(package / "code.py"))
+    request.addfinalizer(code.code_digest.cache_clear)  # later tests: the real code's digest
+    code.code_digest.cache_clear()
     config = tmp_path / "mkdocs.yml"
     config.write_text("site_name: a\n", "utf-8")
     here = Addresses()
     before = (plan.global_key(config), plan.render_key(here))
     template = package / "pages" / "templates" / "record.md.j2"
     template.write_text(template.read_text("utf-8") + "\n", "utf-8")
+    code.code_digest.cache_clear()  # a process reads the code once: this is the next run
     after = (plan.global_key(config), plan.render_key(here))
     assert before[0] != after[0] and before[1] != after[1]
     config.write_text("site_name: b\n", "utf-8")

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from errdocs.code import code_digest
 from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
@@ -160,20 +161,21 @@ class Catalogue:
         elif self.path.is_file():
             self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                        isolation_level=None)
-            if self._format() != FORMAT:
+            if self._format() != _made_by():
                 self.close()
         self.run = self._run()
 
     def _prepare(self) -> None:
         assert self._db is not None
-        if self._format() not in (None, FORMAT):
+        if self._format() not in (None, _made_by()):
             for table in _TABLES:
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in _SCHEMA.split(";"):
             self._db.execute(statement)
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (_made_by(),))
 
     def _format(self) -> str | None:
+        """The layout and code of the errdocs that made the catalogue (:func:`_made_by`)."""
         assert self._db is not None
         try:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
@@ -337,3 +339,11 @@ _FIELDS = ("id, repo, slug, message, pattern, analyzed_at, tags, category, class
 def _cached(row: tuple[Any, ...]) -> Cached:
     """A row of :data:`_FIELDS` (tags as a JSON list)."""
     return Cached._make((*row[:6], tuple(json.loads(row[6])), *row[7:]))
+
+
+def _made_by() -> str:
+    """The layout and the code (:func:`errdocs.code.code_digest`) the rows are made by: the
+    light fields of a record (its description, the tags its pages show), the lookup's reading
+    of a pattern are errdocs' derivations, so another errdocs, older or newer, empties the
+    catalogue rather than reuse them (its next build is a cold build's)."""
+    return f"{FORMAT}:{code_digest()}"

@@ -27,12 +27,12 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from importlib import metadata
 from pathlib import Path
 
 from errdocs.catalog import paging
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, shown_tags
 from errdocs.catalog.scan import Light
+from errdocs.code import code_digest
 from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
 from errdocs.units import engine
@@ -46,7 +46,6 @@ ROOT = "root"
 CHANGES = "changes"
 PAST = "past"
 """The prefix of data units made from the site's history (``past-NNNN``)."""
-TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "pygments", "markdown", "jinja2")
 
 
 class UnitKind(Enum):
@@ -294,7 +293,7 @@ def record_groups(record: Record, catalog: Catalog) -> Iterator[Group]:
 
 def global_key(config_file: Path, extra: Iterable[bytes] = ()) -> str:
     """Hash of what every page depends on: code, templates, config, overrides, tool versions."""
-    parts: list[bytes] = [config_file.read_bytes(), *_code_parts()]
+    parts: list[bytes] = [config_file.read_bytes(), code_digest().encode()]
     parts.append(f"engine={engine.label()}".encode())  # MkDocs or ProperDocs built it
     parts += list(extra)
     return _hash(*parts)
@@ -305,17 +304,7 @@ def render_key(addresses: object) -> str:
     JSON) depends on besides the page's own inputs (its key): errdocs' code and templates, the
     tool versions and how pages are addressed. Not the MkDocs config or theme: a ``mkdocs.yml``
     edit builds every page again with MkDocs, from the Markdown already written."""
-    return _hash(*_code_parts(), repr(addresses))
-
-
-def _code_parts() -> Iterator[bytes]:
-    """errdocs' code and templates, and the versions of the tools it renders with."""
-    package = Path(__file__).parent.parent
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and path.suffix in (".py", ".j2", ".html", ".yml"):
-            yield from (str(path.relative_to(package)).encode(), path.read_bytes())
-    for tool in TOOLS:
-        yield f"{tool}=={_version(tool)}".encode()
+    return _hash(code_digest(), repr(addresses))
 
 
 def files_key(directory: Path) -> Iterator[bytes]:
@@ -325,13 +314,6 @@ def files_key(directory: Path) -> Iterator[bytes]:
             if path.is_file():
                 yield str(path.relative_to(directory)).encode()
                 yield path.read_bytes()
-
-
-def _version(tool: str) -> str:
-    try:
-        return metadata.version(tool)
-    except metadata.PackageNotFoundError:
-        return "-"
 
 
 def stable_hash(*parts: str | bytes) -> str:
