@@ -173,9 +173,14 @@ def _edit(data: Path, how: str) -> None:
     elif how == "removed":
         del values[11]
     elif how == "tag":  # a tag renamed wherever it is used: listings and word shards
-        tag = Counter(t for r in records for t in r["tags"]).most_common(1)[0][0]  # a listing
+        # A common one (a listing), renamed in place (the listings' order unchanged): only
+        # its name tells the listing moved.
+        names = sorted({t for r in records for t in r["tags"]})
+        tag, new = next((t, t + end) for t, count in Counter(
+            t for r in records for t in r["tags"]).most_common() for end in "0az"
+            if count > 1 and (t == names[-1] or t + end < names[names.index(t) + 1]))
         for record in records:
-            record["tags"] = [t + "-renamed" if t == tag else t for t in record["tags"]]
+            record["tags"] = [new if t == tag else t for t in record["tags"]]
     elif how == "id":  # moves the record to another filter row file
         records[5]["id"] = "moved-" + records[5]["id"]
     elif how == "repo":  # moves its page: every later record's place in the index shifts

@@ -1,19 +1,23 @@
-"""The paste box's and the search box's data files, made again only when what they show changed.
+"""The paste box's and the search box's data files, and the listings' filter data, made again
+only for what changed.
 
-Both are made from every record (the lookup index files each record under its rarest words, so
-one record's message can move others between shards, and both number the records in catalogue
-order): at 20,000 records the lookup index, the two data sets and the pattern memo were about a
-quarter of what a build with nothing to do prepares (bench/README.md). What they read of the
-records is a few fields of each light record (id, page, repository, message, pattern, class,
-tags, category, what it means, where it was read), the hand-written pages of the nav, errdocs'
-code and the profile: their hash is the *data key*. When it is the one the files on disk were
-written for, the files are not made again: only their paths and content hashes are needed (the
-plan's data units are keyed by them).
+The lookup index files each record under its rarest words, so one record's message can move
+others between the paste box's shards, and both boxes number the records in index order: the
+paste box's files and the search box's manifest and word shards are one *part*, keyed by a hash
+of every field the index and the words read (:func:`box_keys`). The search box's record chunks
+read only their own records (16 in index order), so each is a part keyed by those records. The
+filter data likewise: the listings' files are one part (which records each listing holds, in
+which order, their facets' values), each row file another (its records' entries,
+:func:`filter_keys`). A refresh that changes what some records mean makes their chunks and
+row files only; one that changes a message makes the boxes' data again from every record.
 
-What the files on disk were made from is a row of the catalogue (``box_data``), kept like a
-unit's stamp: removed before any of the files is rewritten and written once all of them are
+What the files on disk were made from is a row of the catalogue (``box_data``: the data key,
+a hash of the parts' keys, and each part's key and files with their content hashes), kept like
+a unit's stamp: removed before any of the files is rewritten and written once all of them are
 (:func:`forget`, :func:`keep`), so a kill in between leaves no row, and the next build makes
-the files again.
+every file again and compares it with the disk. A part whose key is the row's keeps its files
+(only their paths and hashes are needed: the plan keys data units by them); a file made again
+whose hash is the row's is not written.
 """
 
 from __future__ import annotations
