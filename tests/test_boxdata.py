@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -60,9 +61,10 @@ def _change(data: Path, number: int, field: str, text: str) -> None:
     data.write_text("".join(lines), "utf-8")
 
 
-def _data_files(project: Path) -> dict[str, bytes]:
+def _data_files(project: Path, *more: str) -> dict[str, bytes]:
     tree = site_tree(project / "docs" / "errors" / "assets")
-    return {name: text for name, text in tree.items() if name.startswith(("lookup/", "search/"))}
+    return {name: text for name, text in tree.items()
+            if name.startswith(("lookup/", "search/", *more))}
 
 
 def test_nothing_the_boxes_show_changed_makes_no_index(tmp_path: Path, project: Path,
@@ -135,23 +137,96 @@ def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
     assert site_tree(project / "site") == cold_site(project, first, tmp_path / "cold")
 
 
-
 def test_the_filter_data_are_made_again_only_when_a_record_changed(
         tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The listings' filter data (every record's row, every listing's values) are made from
     the light records alone: a build with nothing to do makes none; a changed file path (which
-    a filtered row shows, and the boxes do not) or a lost filter file makes them again."""
-    made = _counted(monkeypatch, build, "filter_data")
+    a filtered row shows, and no listing reads) makes that record's row file alone; a lost
+    filter file makes them all again."""
+    made = _counted(monkeypatch, boxdata, "filter_data")
+    rows_made = _counted(monkeypatch, boxdata, "row_file_page")
     data = synth.write(10, tmp_path / "data.jsonl", seed=25)
     _build(project, data)
     _build(project, data)
-    assert len(made) == 1
+    assert len(made) == 1 and not rows_made
     _change(data, 4, "filePath", "moved/")
     _build(project, data)
-    assert len(made) == 2
+    assert len(made) == 1 and len(rows_made) == 1
     rows = project / "docs" / "errors" / "assets" / "filter" / "r"
     assert any(b"moved/" in p.read_bytes() for p in rows.iterdir())
     next(rows.iterdir()).unlink()
     _build(project, data)
-    assert len(made) == 3
+    assert len(made) == 2
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def _edit(data: Path, how: str) -> None:
+    """Change the dataset as a refresh may: see :func:`test_a_refresh_gives_a_cold_builds_data`."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    values = [json.loads(line) for line in lines]
+    records = [v["record"] for v in values]
+    if how == "meaning":  # what two records mean (the start: the light copy keeps only it)
+        for record in records[3], records[17]:
+            record["documentation"] = "Quokka " + record["documentation"]
+    elif how == "message":  # moves the record between the paste box's shards
+        records[7]["errorMessage"] = "Wombat quagmire in " + records[7]["errorMessage"]
+    elif how == "removed":
+        del values[11]
+    elif how == "tag":  # a tag renamed wherever it is used: listings and word shards
+        # A common one (a listing), renamed in place (the listings' order unchanged): only
+        # its name tells the listing moved.
+        names = sorted({t for r in records for t in r["tags"]})
+        tag, new = next((t, t + end) for t, count in Counter(
+            t for r in records for t in r["tags"]).most_common() for end in "0az"
+            if count > 1 and (t == names[-1] or t + end < names[names.index(t) + 1]))
+        for record in records:
+            record["tags"] = [new if t == tag else t for t in record["tags"]]
+    elif how == "id":  # moves the record to another filter row file
+        records[5]["id"] = "moved-" + records[5]["id"]
+    elif how == "repo":  # moves its page: every later record's place in the index shifts
+        records[2]["repo"] = "aaa-first/" + records[2]["repo"].split("/")[1]
+    elif how == "severity":  # a facet's value: the listings' summaries
+        records[9]["severity"] = "critical" if records[9]["severity"] != "critical" else "info"
+    elif how == "file":  # another input file, the same records at the same lines
+        return
+    data.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values), "utf-8")
+
+
+@pytest.mark.parametrize("how", ["meaning", "message", "removed", "tag", "id", "repo",
+                                 "severity", "file"])
+def test_a_refresh_gives_a_cold_builds_data(tmp_path: Path, project: Path, how: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a refresh changes, the data files it keeps and the parts it makes again are
+    exactly a cold build's (in the generated tree and the site), and the lookup's problems
+    name where the records are read now; a change to what records mean makes their record
+    chunks alone, without a lookup index or the listings' filter data."""
+    indexed = _counted(monkeypatch, boxdata, "build_index")
+    listed = _counted(monkeypatch, boxdata, "filter_data")
+    data = synth.write(40, tmp_path / "data.jsonl", seed=26)
+    records = [json.loads(line) for line in data.read_text("utf-8").splitlines()]
+    records[6]["record"].update(errorMessage="Bad value {v}",  # a lookup problem: slow
+                                messagePattern=r"Bad value (a+)+$")
+    data.write_text("".join(json.dumps(v) + "\n" for v in records), "utf-8")
+    _build(project, data)
+    changed = tmp_path / "changed.jsonl"
+    changed.write_bytes(data.read_bytes())
+    _edit(changed, how)
+    prepare = build._prepare
+    seen: list[tuple[str, ...]] = []
+
+    def prepared(*args: object, **kwargs: object) -> object:
+        result = prepare(*args, **kwargs)  # type: ignore[arg-type]
+        seen.append(tuple(str(p) for p in result.lookup_problems))
+        return result
+
+    monkeypatch.setattr(build, "_prepare", prepared)
+    _build(project, changed)
+    if how == "meaning":
+        assert (len(indexed), len(listed)) == (1, 1)  # the first build's only
+    placed = seen[0]  # the refresh's (the cold build below appends its own)
+    kept = _data_files(project, "filter/")
+    fresh = tmp_path / "cold"
+    site = cold_site(project, changed, fresh)
+    assert kept == _data_files(fresh, "filter/")
+    assert site_tree(project / "site") == site
+    assert placed == seen[-1] and placed and all(str(changed) in p for p in placed)

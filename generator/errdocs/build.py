@@ -43,7 +43,6 @@ from errdocs.pages.changes import (
     version_time,
 )
 from errdocs.pages.exports import SCHEMA_FILE, IndexEntry, index_files, schema_text
-from errdocs.pages.filters import filter_data
 from errdocs.pages.permalinks import ID_FOLDER, Addresses
 from errdocs.pages.render import Page, recent_entries, render_home_fragment
 from errdocs.pages.render import root_pages as render_root_pages
@@ -399,8 +398,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
-    # The listings' filters' data files (made again only when a light record changed).
-    filters = filter_files(settings, lights, rendering, lambda: filter_data(catalog))
+    # The listings' filters' data files (made again only for the records that changed).
+    filters = filter_files(settings, catalog, rendering)
     resolve = resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
     generated.update(path for path, _hash in boxes.files + filters.files)
@@ -414,7 +413,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     written = write_changed(settings.out_dir, [*root_pages, home, *resolve])[0]
     for data, row in ((boxes, BOXES), (filters, FILTERS)):
         if data.pages is not None:  # made again: the files on disk are no longer known ...
-            forget_box_data(work, row)
+            forget_box_data(work, row)  # (only the files not on disk as they are: pages)
             written += write_changed(settings.out_dir, data.pages)[0]
             keep_box_data(work, data, row)  # ... until all are written
     static, past_files = _write_static(

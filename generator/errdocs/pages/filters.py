@@ -234,12 +234,25 @@ def _list_files(key: str, param: str, value: str, ids: list[str]) -> Iterator[Pa
 def _row_files(entries: Iterable[Entry], count: int,
                values: Mapping[str, tuple[str, ...]]) -> list[Page]:
     """The row files: one record a line (readable diffs)."""
-    chosen: list[list[str]] = [[] for _ in range(count)]
-    for entry in sorted(entries, key=lambda e: e.record_id):
-        chosen[row_file(entry.record_id, count)].append(
-            f"\n{_json(entry.record_id)}:{_json(row_of(entry, values[entry.record_id]))}")
-    return [Page(f"{FOLDER}/r/{n:x}.js", _script(f"r{n}", "{" + ",".join(lines) + "\n}"))
-            for n, lines in enumerate(chosen)]
+    chosen: list[list[Entry]] = [[] for _ in range(count)]
+    for entry in entries:
+        chosen[row_file(entry.record_id, count)].append(entry)
+    return [row_file_page(n, members, values) for n, members in enumerate(chosen)]
+
+
+def row_file_page(number: int, members: Iterable[Entry],
+                  values: Mapping[str, tuple[str, ...]] | None = None) -> Page:
+    """Row file ``number``: the rows of ``members`` (the entries :func:`row_file` puts there),
+    by id. It reads nothing else, so it can be made alone (:mod:`errdocs.search.boxdata`)."""
+    lines = [f"\n{_json(e.record_id)}:"
+             f"{_json(row_of(e, values[e.record_id] if values else None))}"
+             for e in sorted(members, key=lambda e: e.record_id)]
+    return Page(row_path(number), _script(f"r{number}", "{" + ",".join(lines) + "\n}"))
+
+
+def row_path(number: int) -> str:
+    """Row file ``number``, relative to the generated subtree."""
+    return f"{FOLDER}/r/{number:x}.js"
 
 
 def _script(name: str, data: object) -> str:

@@ -1,19 +1,23 @@
-"""The paste box's and the search box's data files, made again only when what they show changed.
+"""The paste box's and the search box's data files, and the listings' filter data, made again
+only for what changed.
 
-Both are made from every record (the lookup index files each record under its rarest words, so
-one record's message can move others between shards, and both number the records in catalogue
-order): at 20,000 records the lookup index, the two data sets and the pattern memo were about a
-quarter of what a build with nothing to do prepares (bench/README.md). What they read of the
-records is a few fields of each light record (id, page, repository, message, pattern, class,
-tags, category, what it means, where it was read), the hand-written pages of the nav, errdocs'
-code and the profile: their hash is the *data key*. When it is the one the files on disk were
-written for, the files are not made again: only their paths and content hashes are needed (the
-plan's data units are keyed by them).
+The lookup index files each record under its rarest words, so one record's message can move
+others between the paste box's shards, and both boxes number the records in index order: the
+paste box's files and the search box's manifest and word shards are one *part*, keyed by a hash
+of every field the index and the words read (:func:`box_keys`). The search box's record chunks
+read only their own records (16 in index order), so each is a part keyed by those records. The
+filter data likewise: the listings' files are one part (which records each listing holds, in
+which order, their facets' values), each row file another (its records' entries,
+:func:`filter_keys`). A refresh that changes what some records mean makes their chunks and
+row files only; one that changes a message makes the boxes' data again from every record.
 
-What the files on disk were made from is a row of the catalogue (``box_data``), kept like a
-unit's stamp: removed before any of the files is rewritten and written once all of them are
+What the files on disk were made from is a row of the catalogue (``box_data``: the data key,
+a hash of the parts' keys, and each part's key and files with their content hashes), kept like
+a unit's stamp: removed before any of the files is rewritten and written once all of them are
 (:func:`forget`, :func:`keep`), so a kill in between leaves no row, and the next build makes
-the files again.
+every file again and compares it with the disk. A part whose key is the row's keeps its files
+(only their paths and hashes are needed: the plan keys data units by them); a file made again
+whose hash is the row's is not written.
 """
 
 from __future__ import annotations
@@ -23,20 +27,22 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from errdocs.catalog.model import Catalog
+from errdocs.catalog import facets
+from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
+from errdocs.pages.filters import filter_data, row_file, row_file_count, row_file_page, row_path
 from errdocs.pages.render import Page
 from errdocs.project import Settings
 from errdocs.records.problems import Problem, Severity
 from errdocs.search.hosted import hand_pages
 from errdocs.search.pastebox import site_data
-from errdocs.search.searchbox import search_data
+from errdocs.search.searchbox import CHUNK, chunk_file, chunk_path, search_data
 from errdocs.units.plan import FileKey, file_keys
 
 _TABLE = """CREATE TABLE IF NOT EXISTS box_data (
@@ -49,51 +55,113 @@ FILTERS = "filters"
 """The row of the listings' filter data (:func:`filter_files`), kept the same way."""
 
 
+INDEX = "index"
+"""The part of the boxes' data made from the lookup index: the paste box's files, the search
+box's manifest and word shards (the record chunks are parts of their own, ``r<n>``)."""
+LISTINGS = "listings"
+"""The part of the filter data made from the listings: the manifest and every listing's
+summary and value lists (the row files are parts of their own, ``r<n>``)."""
+
+Part = tuple[str, str, list[FileKey]]
+"""A part of the data files: its name, its key (a hash of what it is made from) and its
+files. A part whose key is the one the files on disk were made for is not made again."""
+
+
 @dataclass(frozen=True)
 class BoxData:
-    """The data files of both boxes, and what the lookup could not use."""
+    """The data files of both boxes (or of the filters), and what the lookup could not use."""
 
     key: str
-    """The data key they were made for (see the module's docstring)."""
+    """The data key they were made for: a hash of the parts' keys."""
     files: list[FileKey]
     """Each file's path in the generated subtree and the hash of its content
-    (:func:`errdocs.units.plan.file_keys`), in the order they are made: the paste box's, then
-    the search box's."""
+    (:func:`errdocs.units.plan.file_keys`), in the order a cold build makes them (the paste
+    box's, then the search box's)."""
     pages: list[Page] | None
-    """The files themselves when they were made in this build; ``None`` when the files on
-    disk are the ones :attr:`key` gives and were not made again."""
+    """The files to write in this build (made again and not as on disk); ``None`` when the
+    files on disk are the ones :attr:`key` gives and nothing was made."""
     problems: tuple[Problem, ...]
     """Record patterns the paste box's lookup could not use."""
     unconverted: int
     """Patterns with no JavaScript form or too slow there."""
+    parts: tuple[Part, ...] = ()
+    """What :func:`keep` records: each part's name, key and files."""
+
+
+@dataclass(frozen=True)
+class _Row:
+    """What a ``box_data`` row says the files on disk were made from."""
+
+    key: str
+    """The data key."""
+    parts: dict[str, tuple[str, list[FileKey]]]
+    """Each part's key and files, by name."""
+    problems: tuple[Problem, ...]
+    """The lookup's problems then."""
+    unconverted: int
+    """Patterns then with no JavaScript form."""
+
+    def files(self) -> list[FileKey]:
+        """Every file of every part."""
+        return [f for _key, files in self.parts.values() for f in files]
 
 
 def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code: str, *,
              full_text: bool) -> BoxData:
     """The data files for ``lights``: from the catalogue's row when the files on disk were made
-    for the same data key (and are all there), else made (``code``: a hash of errdocs' code,
-    :func:`errdocs.units.plan.render_key`)."""
+    for the same data key (and are all there); else only the parts whose key changed are made
+    (``code``: a hash of errdocs' code, :func:`errdocs.units.plan.render_key`). The record
+    chunks read only their records, so a change to what records mean remakes the chunks of
+    those records alone; anything the lookup index reads remakes everything."""
     work = settings.work_dir
     hand = hand_pages(settings)
-    key = data_key(lights, catalog, code, hand, full_text, _profile(settings))
-    kept = _read(work, key)
-    if kept is not None and _all_there(settings, kept):
-        return kept
-    memo = lookup_memo.load(work)
-    lookup = build_index([x.record for x in lights], catalog, javascript=True, memo=memo)
-    lookup_memo.save(memo, work)
-    del memo  # what the next build needs is on disk
-    data = site_data(lookup)
-    search = search_data(lookup, (x.record for x in lights), hand, full_text=full_text)
-    pages = data.pages + search
-    return BoxData(key, file_keys(pages), pages,
-                   tuple(lookup.problems), data.unconverted)
+    order = sorted(lights, key=lambda x: catalog.entries[x.record.id].path)  # the index's
+    keys = box_keys(lights, order, catalog, code, hand, full_text, _profile(settings))
+    key = _joined(keys)
+    old = _read_any(settings, work, BOXES)
+    if old is not None and any(p.record_id is None for p in old.problems):
+        old = None  # not a lookup problem: cannot be placed again
+    if old is not None and old.key == key:
+        return BoxData(key, old.files(), None, _placed(old.problems, lights), old.unconverted,
+                       _parts(keys, old.parts))
+    known = old.parts if old is not None else {}
+    if old is not None and known.get(INDEX, ("",))[0] == keys[INDEX]:
+        entries = catalog.entries
+        made = [chunk_file(n, [(entries[x.record.id].path, x.record)
+                               for x in order[n * CHUNK:(n + 1) * CHUNK]])
+                for n in range(len(keys) - 1) if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]]
+        problems, unconverted = _placed(old.problems, lights), old.unconverted
+    else:
+        memo = lookup_memo.load(work)
+        lookup = build_index([x.record for x in lights], catalog, javascript=True, memo=memo)
+        lookup_memo.save(memo, work)
+        del memo  # what the next build needs is on disk
+        data = site_data(lookup)
+        made = data.pages + search_data(lookup, (x.record for x in lights), hand,
+                                        full_text=full_text)
+        problems, unconverted = tuple(lookup.problems), data.unconverted
+    chunks = {chunk_path(n): _chunk(n) for n in range(len(keys) - 1)}
+    return _assembled(key, keys, known, made, lambda path: chunks.get(path, INDEX),
+                      problems, unconverted)
 
 
-def data_key(lights: Iterable[Light], catalog: Catalog, code: str, hand: Iterable[object],
-             full_text: bool, profile: str) -> str:
-    """Hash of everything the data files are made from. Validated text holds no control
-    character, so U+0000 and U+0001 separate fields and records unambiguously."""
+def _placed(problems: Iterable[Problem], lights: Iterable[Light]) -> tuple[Problem, ...]:
+    """``problems`` (each of a record, about its pattern) where their records are read now:
+    the same records in the same order may come from another file or line."""
+    where = {x.record.id: x.record.origin for x in lights}
+    return tuple(replace(p, path=where[p.record_id].path, line=where[p.record_id].line)
+                 for p in problems if p.record_id is not None)  # (all are: see box_data)
+
+
+def box_keys(lights: Sequence[Light], order: Sequence[Light], catalog: Catalog, code: str,
+             hand: Iterable[object], full_text: bool, profile: str) -> dict[str, str]:
+    """Each part's key: :data:`INDEX`'s hashes everything the lookup index, the paste box and
+    the search box's words read (every light record's id, page, repository, message, pattern,
+    class, tags, category; the nav's hand-written pages) but not where each record was read
+    (only the lookup's problems say it, and they are placed again: :func:`_placed`); record chunk
+    *n*'s hashes what a result shows of its records, ``order`` being the index's. Validated
+    text holds no control character, so U+0000 and U+0001 separate fields and records
+    unambiguously."""
     digest = hashlib.sha256(f"{code}\0{full_text}\0{profile}\0{hand!r}".encode())
     entries = catalog.entries
     for light in lights:
@@ -102,25 +170,103 @@ def data_key(lights: Iterable[Light], catalog: Catalog, code: str, hand: Iterabl
             record.id, entries[record.id].path, record.repo, record.error_message,
             record.message_pattern or "\2", record.error_class or "\2",
             record.background_tag or "\2", "\3".join(record.tags),
-            record.documentation or "\2", record.origin.path, str(record.origin.line),
         )).encode() + b"\1")
-    return digest.hexdigest()
+    keys = {INDEX: digest.hexdigest()}
+    for number, start in enumerate(range(0, len(order), CHUNK)):
+        digest = hashlib.sha256(f"{code}\0{number}".encode())
+        for light in order[start:start + CHUNK]:
+            record = light.record
+            digest.update("\0".join((
+                entries[record.id].path, record.repo, record.error_message,
+                record.error_class or "\2", record.documentation or "\2",
+                record.trigger_scenarios or "\2", record.common_situations or "\2",
+            )).encode() + b"\1")
+        keys[_chunk(number)] = digest.hexdigest()
+    return keys
 
 
-def filter_files(settings: Settings, lights: Sequence[Light], code: str,
-                 make: Callable[[], list[Page]]) -> BoxData:
-    """The listings' filter data (``make``), made again only when a light record changed: the
-    catalogue they are made from is made from the light records alone, so a hash of every
-    field of every one of them (and of errdocs' code and the profile) is their data key."""
-    digest = hashlib.sha256(f"{code}\0{_profile(settings)}".encode())
-    for light in lights:
-        digest.update(repr(light.record).encode() + b"\1")
-    key = digest.hexdigest()
-    kept = _read(settings.work_dir, key, FILTERS)
-    if kept is not None and _all_there(settings, kept):
-        return kept
-    pages = make()
-    return BoxData(key, file_keys(pages), pages, (), 0)
+def filter_files(settings: Settings, catalog: Catalog, code: str) -> BoxData:
+    """The listings' filter data (:func:`errdocs.pages.filters.filter_data`), kept like the
+    boxes': a row file reads only its records' entries, so a changed record remakes its row
+    file; anything a listing reads (which records, in which order, their facets' values)
+    remakes everything."""
+    keys, members = filter_keys(catalog, code, _profile(settings))
+    key = _joined(keys)
+    old = _read_any(settings, settings.work_dir, FILTERS)
+    if old is not None and old.key == key:
+        return BoxData(key, old.files(), None, (), 0, _parts(keys, old.parts))
+    known = old.parts if old is not None else {}
+    if known.get(LISTINGS, ("",))[0] == keys[LISTINGS]:
+        made = [row_file_page(n, chosen) for n, chosen in enumerate(members)
+                if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]]
+    else:
+        made = filter_data(catalog)
+    rows = {row_path(n): _chunk(n) for n in range(len(members))}
+    return _assembled(key, keys, known, made, lambda path: rows.get(path, LISTINGS), (), 0)
+
+
+def filter_keys(catalog: Catalog, code: str,
+                profile: str) -> tuple[dict[str, str], list[list[Entry]]]:
+    """Each part's key, and the entries of each row file. :data:`LISTINGS`' hashes every
+    listing's records in order and each record's values of the facets (the fields they are
+    made from); row file *n*'s hashes every field of its entries (a row shows some and
+    filters by others)."""
+    entries = catalog.entries
+    count = row_file_count(len(entries))
+    digest = hashlib.sha256(f"{code}\0{profile}\0{count}".encode())
+    members: list[list[Entry]] = [[] for _ in range(count)]
+    for entry in entries.values():
+        members[row_file(entry.record_id, count)].append(entry)
+        digest.update("\0".join((entry.record_id, *map(str, (
+            entry.error_class, entry.error_type, entry.severity, entry.handling,
+            entry.language, entry.repo)))).encode() + b"\1")
+    everything = sorted(entries.values(), key=lambda e: e.sort_key)
+    digest.update("\0".join(e.record_id for e in everything).encode() + b"\2")
+    for kind in facets.FILTERED:
+        for group in catalog.groups[kind].values():
+            digest.update("\0".join((kind.value, group.key,
+                                      *(e.record_id for e in group.entries))).encode() + b"\2")
+    keys = {LISTINGS: digest.hexdigest()}
+    for number, chosen in enumerate(members):
+        digest = hashlib.sha256(f"{code}\0{profile}\0{count}\0{number}".encode())
+        for entry in chosen:
+            digest.update(repr(entry).encode() + b"\1")
+        keys[_chunk(number)] = digest.hexdigest()
+    return keys, members
+
+
+def _chunk(number: int) -> str:
+    """The name of the part of record chunk or row file ``number``."""
+    return f"r{number}"
+
+
+def _joined(keys: dict[str, str]) -> str:
+    """The data key: a hash of every part's name and key."""
+    return hashlib.sha256("\0".join(f"{n}\1{k}" for n, k in keys.items()).encode()).hexdigest()
+
+
+def _parts(keys: dict[str, str], parts: dict[str, tuple[str, list[FileKey]]]) -> tuple[Part, ...]:
+    return tuple((name, key, parts[name][1]) for name, key in keys.items())
+
+
+def _assembled(key: str, keys: dict[str, str], known: dict[str, tuple[str, list[FileKey]]],
+               made: list[Page], part_of: Callable[[str], str], problems: tuple[Problem, ...],
+               unconverted: int) -> BoxData:
+    """The data of ``keys``' parts: each made one's files from ``made``, each other's from
+    ``known`` (the files on disk); to write, the made files not on disk as they are. A cold
+    build makes them in the order of ``made`` (all of them), which the parts keep: each part's
+    files are in one run."""
+    hashes = file_keys(made)
+    files: dict[str, list[FileKey]] = {}
+    for file in hashes:
+        files.setdefault(part_of(file[0]), []).append(file)
+    on_disk = {f for _key, kept in known.values() for f in kept}
+    parts = tuple((name, part_key, files[name] if name in files else known[name][1])
+                  for name, part_key in keys.items())
+    write = [page for page, file in zip(made, hashes, strict=True)
+             if (page.path, file[1]) not in on_disk]
+    return BoxData(key, [f for _name, _key, kept in parts for f in kept], write, problems,
+                   unconverted, parts)
 
 
 def _profile(settings: Settings) -> str:
@@ -129,11 +275,11 @@ def _profile(settings: Settings) -> str:
             f"{sorted(profile.dropped)}")
 
 
-def _all_there(settings: Settings, data: BoxData) -> bool:
+def _all_there(settings: Settings, files: Iterable[FileKey]) -> bool:
     """Every data file is on disk. Their folders are listed, not each file looked up: ~28,000
     files in ~100 folders at 20,000 records, on every build."""
     folders: dict[str, set[str]] = {}
-    for path, _hash in data.files:
+    for path, _hash in files:
         folder, _, name = path.rpartition("/")
         folders.setdefault(folder, set()).add(name)
     for folder, names in folders.items():
@@ -167,13 +313,14 @@ def keep(work: Path, data: BoxData, name: str = _ROW) -> None:
         assert db is not None
         db.execute(_TABLE)
         db.execute("INSERT OR REPLACE INTO box_data VALUES (?, ?, ?, ?, ?)",
-                   (name, data.key, json.dumps(data.files), json.dumps(problems),
-                    data.unconverted))
+                   (name, data.key, json.dumps([list(p) for p in data.parts]),
+                    json.dumps(problems), data.unconverted))
         catalogue.commit(prune=False)
 
 
-def _read(work: Path, key: str, name: str = _ROW) -> BoxData | None:
-    """The row, when the files on disk were made for ``key``."""
+def _read_any(settings: Settings, work: Path, name: str) -> _Row | None:
+    """The row, whatever its key, when every file it names is on disk; else ``None`` (the
+    files on disk are then not known, and everything is made and compared with them)."""
     try:
         with Catalogue(work, keep=False) as catalogue:
             db = catalogue.db
@@ -182,12 +329,14 @@ def _read(work: Path, key: str, name: str = _ROW) -> BoxData | None:
                 (name,)).fetchone()
     except sqlite3.OperationalError:  # no table yet
         return None
-    if row is None or row[0] != key:
+    if row is None:
         return None
     try:
-        files = [(str(p), str(h)) for p, h in json.loads(row[1])]
+        parts = {str(n): (str(k), [(str(p), str(h)) for p, h in files])
+                 for n, k, files in json.loads(row[1])}
         problems = tuple(Problem(str(p), int(n), str(m), r, f, Severity(s))
                          for p, n, m, r, f, s in json.loads(row[2]))
     except (ValueError, TypeError):
-        return None  # not what :func:`keep` writes: made again
-    return BoxData(key, files, None, problems, int(row[3]))
+        return None  # not what :func:`keep` writes (or an older errdocs'): made again
+    found = _Row(str(row[0]), parts, problems, int(row[3]))
+    return found if _all_there(settings, found.files()) else None

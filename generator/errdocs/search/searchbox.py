@@ -127,11 +127,24 @@ def _word_shards(lists: dict[str, list[int]], shards: int) -> list[Page]:
 
 def _chunks(targets: Sequence[Target], records: list[Record]) -> list[Page]:
     """``[page, repository, message, class, what it means]`` per record, :data:`CHUNK` a file."""
-    rows = [[t.path.removesuffix(".md"), r.repo, r.error_message, r.error_class or "",
-             describe_record(r)] for t, r in zip(targets, records, strict=True)]
-    return [Page(f"{FOLDER}/r{n:x}.js", _script(f"r{n}", "[" + ",".join(
-                f"\n{_json(row)}" for row in rows[start:start + CHUNK]) + "\n]"))
-            for n, start in enumerate(range(0, len(rows), CHUNK))]
+    pairs = [(t.path, r) for t, r in zip(targets, records, strict=True)]
+    return [chunk_file(n, pairs[start:start + CHUNK])
+            for n, start in enumerate(range(0, len(pairs), CHUNK))]
+
+
+def chunk_file(number: int, records: Sequence[tuple[str, Record]]) -> Page:
+    """Record chunk ``number``: what a result shows of ``records`` (each with its page's path,
+    in lookup index order). It reads nothing else, so it can be made alone
+    (:mod:`.boxdata`)."""
+    rows = [[path.removesuffix(".md"), r.repo, r.error_message, r.error_class or "",
+             describe_record(r)] for path, r in records]
+    return Page(chunk_path(number), _script(f"r{number}", "[" + ",".join(
+        f"\n{_json(row)}" for row in rows) + "\n]"))
+
+
+def chunk_path(number: int) -> str:
+    """Record chunk ``number``'s file, relative to the generated subtree."""
+    return f"{FOLDER}/r{number:x}.js"
 
 
 def _hand(page: HandPage) -> list[str]:
