@@ -58,7 +58,7 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every entry gets this date, so the same input makes the same zip."""
 LINK = re.compile(rb'\s(?:href|src|action)="([^"]*)"')
 """A link in an attribute MkDocs, Material or errdocs wrote (record text is escaped: its
-quotes can only be in text, never in a tag; :func:`_in_tag` checks)."""
+quotes can only be in text, never in a tag; :class:`_TagState` checks)."""
 REFRESH = re.compile(rb'(<meta http-equiv="refresh" content="\d+; url=)([^"]*)"')
 """The redirect of a permalink page (``/id/<id>/``)."""
 NOT_OFFLINE = re.compile(rb'<link rel="(?:canonical|search|alternate)"[^<>]*>\n?')
@@ -136,11 +136,6 @@ class BundleReport:
     """The folder inside the zip that holds ``index.html``."""
     build: ShardedReport
     """What the build of its site did (problems in the input, units built and reused)."""
-
-
-def select(records: Iterable[Record], selection: Selection) -> list[Record]:
-    """The records of ``selection``, in input order."""
-    return [r for r in records if selection.matches(r)]
 
 
 def offline_settings(settings: Settings) -> Settings:
