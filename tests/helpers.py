@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
@@ -100,3 +101,17 @@ def xml_text(parent: ET.Element, path: str, namespaces: dict[str, str]) -> str:
     text = parent.findtext(path, namespaces=namespaces)
     assert text is not None, f"no {path} in <{parent.tag}>"
     return text
+
+
+def build_project(project: Path, data: Path) -> None:
+    """``errdocs build DATA`` in ``project``, one worker, quietly."""
+    build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=1, show_progress=False)
+
+
+def prefix_field(data: Path, number: int, field: str, text: str) -> None:
+    """Put ``text`` in front of the ``field`` of the ``number``-th record of ``data``."""
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    value = json.loads(lines[number])
+    value["record"][field] = text + value["record"][field]
+    lines[number] = json.dumps(value, ensure_ascii=False) + "\n"
+    data.write_text("".join(lines), "utf-8")

@@ -15,12 +15,10 @@ from pathlib import Path
 import pytest
 
 from errdocs import build
-from errdocs.build import build_sharded
-from errdocs.project import load_settings
 from errdocs.search import boxdata
 
 from .conftest import ROOT
-from .helpers import cold_site, site_tree
+from .helpers import build_project, cold_site, prefix_field, site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -48,19 +46,6 @@ def indexed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return _counted(monkeypatch, boxdata, "build_index")
 
 
-def _build(project: Path, data: Path) -> None:
-    build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=1, show_progress=False)
-
-
-def _change(data: Path, number: int, field: str, text: str) -> None:
-    """Put ``text`` in front of the ``field`` of the ``number``-th record."""
-    lines = data.read_text("utf-8").splitlines(keepends=True)
-    value = json.loads(lines[number])
-    value["record"][field] = text + value["record"][field]
-    lines[number] = json.dumps(value, ensure_ascii=False) + "\n"
-    data.write_text("".join(lines), "utf-8")
-
-
 def _data_files(project: Path, *more: str) -> dict[str, bytes]:
     tree = site_tree(project / "docs" / "errors" / "assets")
     return {name: text for name, text in tree.items()
@@ -70,12 +55,12 @@ def _data_files(project: Path, *more: str) -> dict[str, bytes]:
 def test_nothing_the_boxes_show_changed_makes_no_index(tmp_path: Path, project: Path,
                                                        indexed: list[int]) -> None:
     data = synth.write(10, tmp_path / "data.jsonl", seed=21)
-    _build(project, data)
+    build_project(project, data)
     assert len(indexed) == 1
     before = _data_files(project)
-    _build(project, data)  # nothing changed
-    _change(data, 3, "exampleFix", "# refreshed\n")  # a change the boxes do not show
-    _build(project, data)
+    build_project(project, data)  # nothing changed
+    prefix_field(data, 3, "exampleFix", "# refreshed\n")  # a change the boxes do not show
+    build_project(project, data)
     assert len(indexed) == 1
     assert _data_files(project) == before
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
@@ -84,10 +69,10 @@ def test_nothing_the_boxes_show_changed_makes_no_index(tmp_path: Path, project: 
 def test_a_changed_message_makes_the_data_again(tmp_path: Path, project: Path,
                                                 indexed: list[int]) -> None:
     data = synth.write(10, tmp_path / "data.jsonl", seed=22)
-    _build(project, data)
+    build_project(project, data)
     before = _data_files(project)
-    _change(data, 5, "errorMessage", "Quokka overflow in ")
-    _build(project, data)
+    prefix_field(data, 5, "errorMessage", "Quokka overflow in ")
+    build_project(project, data)
     assert len(indexed) == 2
     after = _data_files(project)
     assert after != before and any(b"quokka" in text for text in after.values())
@@ -97,13 +82,13 @@ def test_a_changed_message_makes_the_data_again(tmp_path: Path, project: Path,
 def test_a_lost_row_or_a_missing_file_makes_the_data_again(tmp_path: Path, project: Path,
                                                            indexed: list[int]) -> None:
     data = synth.write(10, tmp_path / "data.jsonl", seed=23)
-    _build(project, data)
+    build_project(project, data)
     with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
         db.execute("DELETE FROM box_data")
-    _build(project, data)
+    build_project(project, data)
     assert len(indexed) == 2
     (project / "docs" / "errors" / "assets" / "search" / "manifest.js").unlink()
-    _build(project, data)
+    build_project(project, data)
     assert len(indexed) == 3
     assert (project / "docs" / "errors" / "assets" / "search" / "manifest.js").is_file()
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
@@ -117,8 +102,8 @@ def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
     first = synth.write(10, tmp_path / "a.jsonl", seed=24)
     second = tmp_path / "b.jsonl"
     second.write_bytes(first.read_bytes())
-    _change(second, 2, "errorMessage", "Wombat refused ")
-    _build(project, first)
+    prefix_field(second, 2, "errorMessage", "Wombat refused ")
+    build_project(project, first)
     site_a = site_tree(project / "site")
 
     def stopped(work: Path, data: boxdata.BoxData, row: str = boxdata.BOXES) -> None:
@@ -126,12 +111,12 @@ def test_a_build_stopped_before_keeping_the_row_is_not_trusted(
 
     monkeypatch.setattr("errdocs.build.keep_box_data", stopped)
     with pytest.raises(OSError):
-        _build(project, second)
+        build_project(project, second)
     assert any(b"wombat" in text for text in _data_files(project).values())
     assert site_tree(project / "site") == site_a  # the previous site, as it was
     monkeypatch.undo()
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
-    _build(project, first)
+    build_project(project, first)
     assert not any(b"wombat" in text for text in _data_files(project).values())
     assert site_tree(project / "site") == site_a
     assert site_tree(project / "site") == cold_site(project, first, tmp_path / "cold")
@@ -146,16 +131,16 @@ def test_the_filter_data_are_made_again_only_when_a_record_changed(
     made = _counted(monkeypatch, boxdata, "filter_data")
     rows_made = _counted(monkeypatch, boxdata, "row_file_page")
     data = synth.write(10, tmp_path / "data.jsonl", seed=25)
-    _build(project, data)
-    _build(project, data)
+    build_project(project, data)
+    build_project(project, data)
     assert len(made) == 1 and not rows_made
-    _change(data, 4, "filePath", "moved/")
-    _build(project, data)
+    prefix_field(data, 4, "filePath", "moved/")
+    build_project(project, data)
     assert len(made) == 1 and len(rows_made) == 1
     rows = project / "docs" / "errors" / "assets" / "filter" / "r"
     assert any(b"moved/" in p.read_bytes() for p in rows.iterdir())
     next(rows.iterdir()).unlink()
-    _build(project, data)
+    build_project(project, data)
     assert len(made) == 2
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
@@ -207,7 +192,7 @@ def test_a_refresh_gives_a_cold_builds_data(tmp_path: Path, project: Path, how: 
     records[6]["record"].update(errorMessage="Bad value {v}",  # a lookup problem: slow
                                 messagePattern=r"Bad value (a+)+$")
     data.write_text("".join(json.dumps(v) + "\n" for v in records), "utf-8")
-    _build(project, data)
+    build_project(project, data)
     changed = tmp_path / "changed.jsonl"
     changed.write_bytes(data.read_bytes())
     _edit(changed, how)
@@ -220,7 +205,7 @@ def test_a_refresh_gives_a_cold_builds_data(tmp_path: Path, project: Path, how: 
         return result
 
     monkeypatch.setattr(build, "_prepare", prepared)
-    _build(project, changed)
+    build_project(project, changed)
     if how == "meaning":
         assert (len(indexed), len(listed)) == (1, 1)  # the first build's only
     placed = seen[0]  # the refresh's (the cold build below appends its own)

@@ -5,7 +5,6 @@ is a cold build's each time."""
 
 from __future__ import annotations
 
-import json
 import marshal
 import sqlite3
 import sys
@@ -14,12 +13,10 @@ from pathlib import Path
 import pytest
 
 from errdocs import build
-from errdocs.build import build_sharded
 from errdocs.catalog import memo
-from errdocs.project import load_settings
 
 from .conftest import ROOT
-from .helpers import cold_site, site_tree
+from .helpers import build_project, cold_site, prefix_field, site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -48,19 +45,6 @@ def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
-def _build(project: Path, data: Path) -> None:
-    build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=1, show_progress=False)
-
-
-def _change(data: Path, number: int, field: str, text: str) -> None:
-    """Put ``text`` in front of the ``field`` of the ``number``-th record."""
-    lines = data.read_text("utf-8").splitlines(keepends=True)
-    value = json.loads(lines[number])
-    value["record"][field] = text + value["record"][field]
-    lines[number] = json.dumps(value, ensure_ascii=False) + "\n"
-    data.write_text("".join(lines), "utf-8")
-
-
 def _rows(project: Path) -> dict[str, tuple[str, bytes, bytes]]:
     with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
         return {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT * FROM model_memo")}
@@ -78,10 +62,10 @@ def _set_data(project: Path, name: str, data: bytes, *, digest: bool) -> None:
 def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: Path,
                                                        made: dict[str, int]) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=5)
-    _build(project, data)
+    build_project(project, data)
     assert made == ALL_ONCE
     assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES}
-    _build(project, data)  # nothing changed
+    build_project(project, data)  # nothing changed
     assert made == ALL_ONCE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
@@ -89,11 +73,11 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
 def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
                                                 made: dict[str, int]) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=6)
-    _build(project, data)
+    build_project(project, data)
     before = _rows(project)
     # The message: the record's title, its listings' rows and its family change.
-    _change(data, 4, "errorMessage", "Refreshed: ")
-    _build(project, data)
+    prefix_field(data, 4, "errorMessage", "Refreshed: ")
+    build_project(project, data)
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
     assert counts == ALL_TWICE
@@ -103,11 +87,11 @@ def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
 def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
                                                 made: dict[str, int]) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=7)
-    _build(project, data)
+    build_project(project, data)
     config = project / "mkdocs.yml"
     config.write_text(config.read_text("utf-8").replace(
         "site_name: errdocs", "site_name: errdocs (memo)", 1), "utf-8")
-    _build(project, data)
+    build_project(project, data)
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
     # The model (and what is made from it alone) is not made from the config.
@@ -118,7 +102,7 @@ def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
 def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: dict[str, int],
                                           damage: str) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=8)
-    _build(project, data)
+    build_project(project, data)
     rows = _rows(project)
     assert len(rows) == 4
     for name, (_key, _digest, blob) in rows.items():
@@ -134,10 +118,10 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
     elif damage == "file":  # the whole catalogue: a file that is not a database
         (project / ".errdocs" / "catalog.sqlite").write_bytes(b"not a database" * 100)
     # And a record changed too, so a model wrongly taken from the damaged row would show.
-    _change(data, 2, "errorMessage", "Damaged: ")
-    _build(project, data)
+    prefix_field(data, 2, "errorMessage", "Damaged: ")
+    build_project(project, data)
     assert made == ALL_TWICE
-    _build(project, data)  # the row written again is used
+    build_project(project, data)  # the row written again is used
     assert made == ALL_TWICE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
