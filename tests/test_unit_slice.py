@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from errdocs.build import build_sharded
-from errdocs.project import load_settings
+from errdocs.project import Settings, load_settings
 from errdocs.units import build as unitbuild
 from errdocs.units import plan as shards
 from errdocs.units import workers
@@ -80,9 +80,11 @@ def test_a_refresh_sends_the_related_lists_of_the_changed_pages_only(
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
 
 
-def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
-        tmp_path: Path, project: Path, small_units: None,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def _a_unit_sent(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[
+        Path, Settings, list[tuple[Context, Unit]], Context, Unit, str]:
+    """A project built, three records changed and built again: the data, the settings, the
+    slices that build sent (recorded from then on), the first record unit's slice and a
+    member of it that did not change."""
     data = synth.write(60, tmp_path / "data.jsonl", seed=3)
     settings = load_settings(project / "mkdocs.yml")
     build_sharded(settings, [data], jobs=2, show_progress=False)
@@ -90,7 +92,13 @@ def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
     sent = _sent(monkeypatch)
     build_sharded(settings, [data], jobs=2, show_progress=False)  # to learn the units' members
     ctx, unit = next((c, u) for c, u in sent if u.kind is UnitKind.RECORDS)
-    other = next(i for i in unit.members if i not in changed)
+    return data, settings, sent, ctx, unit, next(i for i in unit.members if i not in changed)
+
+
+def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
+        tmp_path: Path, project: Path, small_units: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    data, settings, sent, ctx, _unit, other = _a_unit_sent(tmp_path, project, monkeypatch)
     page = settings.out_dir / ctx.catalog.entries[other].path
     page.unlink()
     # and a record of another unit changed again, so that two units go to the workers
@@ -99,7 +107,7 @@ def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
     _change(data, ids.index(elsewhere.members[0]))
     sent.clear()
     build_sharded(settings, [data], jobs=2, show_progress=False)
-    ctx, unit = next((c, u) for c, u in sent if other in u.members)
+    ctx = next(c for c, u in sent if other in u.members)
     assert ctx.detailed is not None and other in ctx.detailed
     assert page.is_file()
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
@@ -108,14 +116,7 @@ def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
 def test_a_worker_refuses_a_page_its_slice_was_not_made_for(
         tmp_path: Path, project: Path, small_units: None,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    data = synth.write(60, tmp_path / "data.jsonl", seed=3)
-    settings = load_settings(project / "mkdocs.yml")
-    build_sharded(settings, [data], jobs=2, show_progress=False)
-    changed = _change(data, 5, 30, 55)
-    sent = _sent(monkeypatch)
-    build_sharded(settings, [data], jobs=2, show_progress=False)
-    ctx, unit = next((c, u) for c, u in sent if u.kind is UnitKind.RECORDS)
-    other = next(i for i in unit.members if i not in changed)
+    _data, settings, _sent_slices, ctx, unit, other = _a_unit_sent(tmp_path, project, monkeypatch)
     # Its Markdown goes missing after the slice was made: without its related lists the
     # page would be rendered without them, silently; the unit fails instead.
     (settings.out_dir / ctx.catalog.entries[other].path).unlink()
