@@ -27,6 +27,7 @@ import ctypes
 import errno
 import functools
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -49,6 +50,9 @@ CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUP
 file with too many links already."""
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
+REWROTE = ".rewrote"
+"""``files-KEY.rewrote``: the key a unit's output was patched from and the files the patch
+wrote (:func:`record_files`)."""
 
 
 class MergeError(BuildFailed):
@@ -78,20 +82,60 @@ class UnitOutput:
             return None
         return text.splitlines()
 
+    def rewritten(self, since: str, steps: int = 8) -> set[str] | None:
+        """The files written since the version built from ``since``, by the patches that
+        made this version from it (:func:`record_files`); None when a step is not recorded
+        (made from nothing, records lost or damaged, or a key seen twice: which version of
+        it a record is about cannot be told)."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        key = self.key
+        while key != since:
+            if key in seen or len(seen) == steps:
+                return None
+            seen.add(key)
+            try:
+                head, _, body = (self.folder / f"files-{key}{REWROTE}").read_text(
+                    "utf-8").partition("\n")
+                key, digest = head.rsplit(" ", 1)
+            except (OSError, ValueError):
+                return None
+            if digest != _digest(body):
+                return None  # damaged
+            found.update(body.split("\n") if body else ())
+        return found
+
 
 def record_files(folder: Path, key: str, site: Path, keep: int = 3,
-                 names: list[str] | None = None) -> None:
+                 names: list[str] | None = None,
+                 rewrote: tuple[str, Iterable[str]] | None = None) -> None:
     """List the files of a unit's output (for merges); keep the lists of recent versions.
-    ``names``: the list, when the caller knows it (sorted; the output is not walked)."""
+    ``names``: the list, when the caller knows it (sorted; the output is not walked).
+    ``rewrote``: when the output was patched from an earlier one, that one's key and the files
+    the patch wrote (every other file of both is the same file): a merge then links again
+    only those (:func:`_rewritten`). None: made from nothing."""
     if names is None:
         names = sorted(
             os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site)
             for f in files if not (d == str(site) and f in (SITEMAP, SITEMAP + ".gz")))
+    record = folder / f"files-{key}{REWROTE}"
+    if rewrote is None:
+        record.unlink(missing_ok=True)  # a record of an earlier build of this key
+    else:
+        body = "\n".join(sorted(rewrote[1]))
+        atomic_write(record, f"{rewrote[0]} {_digest(body)}\n{body}".encode())
     # By rename: a later merge removes exactly these files from the spare tree.
     atomic_write(folder / f"files-{key}.txt", "\n".join(names).encode("utf-8"))
     lists = sorted(folder.glob("files-*.txt"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in lists[keep:]:
         old.unlink(missing_ok=True)
+    for old in folder.glob(f"files-*{REWROTE}"):
+        if not old.with_suffix(".txt").exists():
+            old.unlink(missing_ok=True)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
@@ -500,7 +544,8 @@ def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
         if new is None:
             return False
         news.append((new, unit))
-    same = {r for new, unit in news for r in _kept(tree, olds.get(unit.name, []), new, unit)}
+    same = {r for new, unit in news
+            for r in _same(tree, olds.get(unit.name, []), new, unit, before.get(unit.name))}
     emptied: set[Path] = set()
     for old in olds.values():
         for relative in old:
@@ -516,6 +561,18 @@ def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
             _link(unit.site / relative, target, unit.name)
     _prune(emptied, tree)
     return True
+
+
+def _same(tree: Path, old: list[str], new: list[str], unit: UnitOutput,
+          since: str | None) -> Iterable[str]:
+    """The files of ``unit`` in both lists that ``tree`` links: those the patches since the
+    version built from ``since`` did not write, by the unit's records (a file of the tree
+    changed by hand is put right by :func:`_repair`); by ``stat`` without such records."""
+    rewritten = None if since is None else unit.rewritten(since)
+    if rewritten is None:
+        return _kept(tree, old, new, unit)
+    before = set(old)
+    return [r for r in new if r in before and r not in rewritten]
 
 
 def _kept(tree: Path, old: list[str], new: list[str], unit: UnitOutput) -> Iterable[str]:

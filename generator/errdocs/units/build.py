@@ -181,6 +181,7 @@ def _patch(folder: Path, key: str, before: list[str], kept: set[str],
     :func:`finish`): a kill in between leaves the unit to be built again from nothing."""
     old, fresh = folder / "site", folder / "site.new"
     made = _walk(fresh)
+    patched = str(stamp_of(folder).get("key"))  # the key of ``before``
     (folder / "stamp.json").unlink(missing_ok=True)
     for relative in made:
         target = old / relative
@@ -194,7 +195,7 @@ def _patch(folder: Path, key: str, before: list[str], kept: set[str],
     for relative in gone:
         (old / relative).unlink(missing_ok=True)
     _prune({(old / r).parent for r in gone}, old)
-    record_files(folder, key, old, names=sorted(files))
+    record_files(folder, key, old, names=sorted(files), rewrote=(patched, made))
     shutil.rmtree(fresh)
     atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
@@ -276,22 +277,26 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
     shutil.rmtree(fresh, ignore_errors=True)
     keys = dict(unit.page_keys)
     stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key, "pages": keys}
-    before, old = _output_files(folder), stamp_of(folder).get("pages")
+    previous = stamp_of(folder)
+    before, old = _output_files(folder), previous.get("pages")
     if before is not None and isinstance(old, dict):
         # Patched in place: only the files whose content changed are linked again.
         (folder / "stamp.json").unlink(missing_ok=True)
         site = folder / "site"
+        placed = []
         for path in unit.members:
             if old.get(path) != keys[path]:
                 source, target = _data_file(ctx, path, site)
                 _place(source, target, temporary=True)
+                placed.append(str(target.relative_to(site)))
         now = {_data_file(ctx, p, site)[1] for p in unit.members}
         gone = [site / f for f in before if site / f not in now]
         for target in gone:
             target.unlink(missing_ok=True)
         _prune({t.parent for t in gone}, site)
         record_files(folder, unit.key, site, names=sorted(str(t.relative_to(site))
-                                                          for t in now))
+                                                          for t in now),
+                     rewrote=(str(previous.get("key")), placed))
         atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
         return
     for path in unit.members:
