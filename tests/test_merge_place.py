@@ -182,3 +182,21 @@ def test_without_a_record_of_what_a_unit_rewrote_its_files_are_read(
 
     _merged(site, work, spoil)
     assert calls == ["k2"]  # k0 -> k2 needs k1's record; k1 -> k3 has k3's and k2's
+
+
+def test_a_folder_replaced_by_a_link_is_not_written_through(tmp_path: Path) -> None:
+    # The spare tree was brought to the new units before being repaired: a page's folder
+    # replaced in the live site by a link to another folder had the old page removed from
+    # that folder and the new one linked there. It is repaired first now.
+    work, site, outside = tmp_path / ".errdocs", tmp_path / "site", tmp_path / "mine"
+    outside.mkdir()
+    (outside / "index.html").write_text("mine")
+    for index in range(4):
+        merge([_unit(work, "u", f"k{index}", {"p/index.html": str(index), "q.html": "q"})],
+              site, work)
+        assert _tree(site) == {"p/index.html": str(index), "q.html": "q"}
+        if index == 1:  # in the live site, which is the spare tree of the fourth merge
+            shutil.rmtree(site / "p")
+            (site / "p").symlink_to(outside)
+    assert sorted(p.name for p in outside.iterdir()) == ["index.html"]
+    assert (outside / "index.html").read_text() == "mine"

@@ -299,14 +299,12 @@ def _link_all(unit: UnitOutput, tree: Path, made: set[str]) -> None:
 
 def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
              work: Path, folder: Path) -> bool:
-    """:func:`_update`, False also when the tree turns out not to hold what ``before`` says
-    (a file already where a changed unit's file goes) or a unit's file list is missing: then
-    it is made afresh, where a clash does mean two units wrote one file. ``folder``: where
-    the tree's folder times are kept (:func:`_repair`)."""
+    """Repair ``tree`` (:func:`_repair`), then :func:`_update` it; False when it turns out
+    not to hold what ``before`` says (a file already where a changed unit's file goes) or a
+    unit's file list is missing: then it is made afresh, where a clash does mean two units
+    wrote one file. ``folder``: where the tree's folder times are kept."""
     try:
-        if not _update(tree, before, units, work):
-            return False
-        return _repair(tree, units, folder)
+        return _repair(tree, before, units, work, folder)
     except MergeError:
         return False
 
@@ -316,6 +314,8 @@ RACY_NS = 2_000_000_000
 within the file system clock's tick after the read would leave the same time."""
 _SKIPPED = (SITEMAP, SITEMAP + ".gz", MARKER)
 """Written afresh for every tree (:func:`_finish_tree`)."""
+_KNOWN = frozenset[str]()
+"""What :attr:`_Repair.real` says of a folder found unchanged: it holds the known folders."""
 
 
 @dataclass
@@ -324,43 +324,46 @@ class _Repair:
 
     root: str
     """The tree."""
-    wanted: dict[str, dict[str, str]]
-    """Folder (relative, ``""`` for the tree's own) to file name to the unit file it links."""
+    wanted: _Wanted
+    """What the units have in each folder."""
     times: dict[str, int]
     """Folder to its modification time, read before it was listed: the next repair lists
     only the folders whose time changed."""
-    real: dict[str, set[str]]
-    """Folders looked at, to the folders they hold (not links to folders)."""
+    real: dict[str, frozenset[str] | set[str]]
+    """Folders looked at, to the folders they hold (not links to folders); :data:`_KNOWN`
+    for a folder found unchanged."""
+    listed: set[str]
+    """Folders listed (and put right)."""
     emptied: set[Path]
     """Folders a file was removed from."""
 
 
-def _repair(tree: Path, units: Sequence[UnitOutput], folder: Path) -> bool:
+def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path,
+            folder: Path) -> bool:
     """Make ``tree`` hold exactly the units' files, whatever befell it while it was the live
     site: a page deleted, replaced or added there by hand would otherwise be published again
     by the swap after next. Reading the folders is enough (a linked file has its unit file's
     inode), and only the folders whose modification time changed since the last repair
     (every change of what a folder holds sets its time; a folder replaced or removed changes
     its parent's): the times are kept in ``folder``, one file a tree (by its identity), and
-    without them every folder is listed. False when a unit's file list is missing."""
-    wanted = _wanted(units)
-    if wanted is None:
-        return False
+    without them every folder is listed. Those folders are put right first, so the update
+    that follows (:func:`_update`, which leaves them alone) writes only into folders as
+    errdocs left them; the folders it changes are not listed, their times read again. False
+    when a unit's file list is missing."""
     file = _times_file(folder, tree)
-    before = _read_times(file) if file is not None else None
+    before_times = _read_times(file) if file is not None else None
     taken = time.time_ns()
-    job = _Repair(str(tree), wanted, {}, {}, set())
-    if before is None:
+    job = _Repair(str(tree), _Wanted(units), {}, {}, set(), set())
+    if before_times is None:
+        if _update(tree, before, units, work, job.listed) is None:
+            return False
         _list_all(job, "")
     else:
-        known, then = before
-        _list_changed(job, known, then)
-    missing = [(d, n, s) for d, names in wanted.items() if d not in job.real
-               for n, s in names.items()]  # folders gone (their parent was listed)
-    for relative, name, source in missing:
-        target = Path(job.root, relative, name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _link(Path(source), target, f"{relative}/{name}")
+        _list_changed(job, *before_times)
+        touched = _update(tree, before, units, work, job.listed)
+        if touched is None:
+            return False
+        _read_again(job, touched)
     _prune(job.emptied, tree)
     if file is not None:
         # Folders this repair changed keep the time read before: they are listed next time.
@@ -368,18 +371,16 @@ def _repair(tree: Path, units: Sequence[UnitOutput], folder: Path) -> bool:
     return True
 
 
-def _wanted(units: Sequence[UnitOutput]) -> dict[str, dict[str, str]] | None:
-    """The units' files by folder, from their file lists (None when one is missing)."""
-    wanted: dict[str, dict[str, str]] = {}
-    for unit in units:
-        names = unit.files()
-        if names is None:
-            return None
-        site = str(unit.site)
-        for relative in names:
-            parent, _, name = relative.rpartition("/")
-            wanted.setdefault(parent, {})[name] = os.path.join(site, relative)
-    return wanted
+def _read_again(job: _Repair, folders: set[str]) -> None:
+    """Note the times of the folders the update changed (made, or removed)."""
+    for relative in folders:
+        try:
+            info = os.lstat(os.path.join(job.root, relative))
+        except OSError:
+            job.times.pop(relative, None)
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            job.times[relative] = info.st_mtime_ns
 
 
 def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
@@ -389,7 +390,7 @@ def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
     for relative in sorted(known):  # a parent sorts before what it holds
         if relative:
             held = job.real.get(relative.rpartition("/")[0])
-            if held is None or relative not in held:
+            if held is None or (held is not _KNOWN and relative not in held):
                 continue  # gone or replaced (seen listing its parent), or under such a folder
         try:
             info = os.lstat(os.path.join(job.root, relative))
@@ -401,20 +402,9 @@ def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
         job.times[relative] = info.st_mtime_ns
         if relative and info.st_mtime_ns == recorded and recorded < then - RACY_NS:
             # Unchanged: it holds what it held, and its folders are the known ones.
-            job.real[relative] = _Children(known, relative)  # type: ignore[assignment]
+            job.real[relative] = _KNOWN
             continue
         _list(job, relative, known)
-
-
-class _Children:
-    """The known folders directly below one folder, tested lazily (``in``)."""
-
-    def __init__(self, known: dict[str, int], relative: str) -> None:
-        self._known, self._prefix = known, f"{relative}/" if relative else ""
-
-    def __contains__(self, child: object) -> bool:
-        return isinstance(child, str) and child in self._known and child.startswith(
-            self._prefix) and "/" not in child[len(self._prefix):]
 
 
 def _list_all(job: _Repair, relative: str) -> None:
@@ -426,12 +416,12 @@ def _list_all(job: _Repair, relative: str) -> None:
 
 def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
     """Put one folder right: remove what the units do not have there, link again what is not
-    their file, note its folders; list the folders ``known`` does not have (new ones)."""
+    their file, make the folders they have that it lacks; list the folders ``known`` does
+    not have (new ones)."""
     path = os.path.join(job.root, relative) if relative else job.root
-    names = job.wanted.get(relative, {})
+    wanted = job.wanted.of(relative)
     seen: set[str] = set()
     folders: set[str] = set()
-    inodes = _Inodes()
     with os.scandir(path) as entries:
         found = list(entries)
     for entry in found:
@@ -441,46 +431,85 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
             continue
         if not relative and entry.name in _SKIPPED:
             continue
-        source = names.get(entry.name)
+        source = wanted.files.get(entry.name)
         if source is not None:
             seen.add(entry.name)
-            if _same_content(entry, source, inodes.of(source)):
+            if _same_content(entry, *source):
                 continue
         os.unlink(entry.path)
         if source is None:
             job.emptied.add(Path(entry.path).parent)
         else:
-            _link(Path(source), Path(entry.path), child)
-    for name, source in names.items():
+            _link(Path(source[0]), Path(entry.path), child)
+    for name, source in wanted.files.items():
         if name not in seen:
-            _link(Path(source), Path(path, name), f"{relative}/{name}")
+            _link(Path(source[0]), Path(path, name), f"{relative}/{name}")
+    for name in wanted.folders:
+        child = f"{relative}/{name}" if relative else name
+        if child not in folders:  # gone, or replaced by a file (removed above)
+            os.mkdir(os.path.join(path, name))
+            folders.add(child)
     job.real[relative] = folders
+    job.listed.add(relative)
     for child in sorted(folders):
         if child not in known:
             _list_all(job, child)
 
 
-class _Inodes:
-    """The inodes of units' files, read by listing their folders (a listing gives them, a
-    ``stat`` a file would cost one call each): a tree's folder holds one unit's files, or a
-    few units' (the site's root)."""
+@dataclass
+class _Folder:
+    """What the units have in one folder."""
 
-    def __init__(self) -> None:
-        self._folders: dict[str, dict[str, int]] = {}
+    files: dict[str, tuple[str, int]]
+    """File name to the unit file it links and that file's inode."""
+    folders: set[str]
+    """Names of the folders."""
+    owners: dict[str, list[str]]
+    """Folder name to the unit outputs (their ``site``) that have it."""
 
-    def of(self, source: str) -> int:
-        folder, _, name = source.rpartition("/")
-        found = self._folders.get(folder)
+
+class _Wanted:
+    """What the units have in each folder, read from their outputs as folders are asked
+    about (a listing gives the inodes, which a ``stat`` a file would cost one call each): a
+    folder of the tree is looked for only in the outputs that have its parent."""
+
+    def __init__(self, units: Sequence[UnitOutput]) -> None:
+        self._units = units
+        self._folders: dict[str, _Folder] = {}
+
+    def of(self, relative: str) -> _Folder:
+        found = self._folders.get(relative)
         if found is None:
-            try:
-                with os.scandir(folder) as entries:
-                    found = self._folders[folder] = {e.name: e.inode() for e in entries}
-            except OSError as exc:
-                raise MergeError(f"{folder}: a unit's output is missing") from exc
-        inode = found.get(name)
-        if inode is None:
-            raise MergeError(f"{source}: a unit's file is missing")
-        return inode
+            if relative:
+                parent, _, name = relative.rpartition("/")
+                sites = self.of(parent).owners.get(name, [])
+            else:
+                sites = [str(u.site) for u in self._units]
+            found = self._folders[relative] = _read_folder(relative, sites)
+        return found
+
+
+def _read_folder(relative: str, sites: list[str]) -> _Folder:
+    """One folder of the units' outputs ``sites`` (each has it)."""
+    folder = _Folder({}, set(), {})
+    for site in sites:
+        path = os.path.join(site, relative) if relative else site
+        try:
+            with os.scandir(path) as entries:
+                found = list(entries)
+        except OSError as exc:
+            raise MergeError(f"{path}: a unit's output is missing") from exc
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                folder.folders.add(entry.name)
+                folder.owners.setdefault(entry.name, []).append(site)
+            elif not relative and entry.name in (SITEMAP, SITEMAP + ".gz"):
+                continue
+            elif entry.name in folder.files:
+                raise MergeError(f"two units both wrote {relative}/{entry.name}")
+            else:
+                folder.files[entry.name] = (entry.path, entry.inode())
+    return folder
 
 
 def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
@@ -523,10 +552,13 @@ def forget_times(folder: Path, keep: Iterable[Path]) -> None:
             file.unlink(missing_ok=True)
 
 
-def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path) -> bool:
-    """Bring ``tree`` from the units of ``before`` to ``units``; False when it cannot. A file
-    the old and new version of one unit both list and the tree already links (the same file:
-    a unit patched in place keeps its unchanged pages' files) is left as it is."""
+def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path,
+            done: set[str]) -> set[str] | None:
+    """Bring ``tree`` from the units of ``before`` to ``units``, but in the folders ``done``
+    (listed: they hold the units' files already); the folders it changed (relative, with
+    their parents), or None when it cannot. A file the old and new version of one unit both
+    list and the tree already links (the same file: a unit patched in place keeps its
+    unchanged pages' files) is left as it is."""
     now = {u.name: u for u in units}
     changed = [u for u in units if before.get(u.name) != u.key]
     olds: dict[str, list[str]] = {}
@@ -536,31 +568,48 @@ def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
             folder = unit.folder if unit else work / "units" / name
             old = UnitOutput(name, key, folder).files(key)
             if old is None:
-                return False
+                return None
             olds[name] = old
     news: list[tuple[list[str], UnitOutput]] = []
     for unit in changed:
         new = unit.files()
         if new is None:
-            return False
+            return None
         news.append((new, unit))
     same = {r for new, unit in news
             for r in _same(tree, olds.get(unit.name, []), new, unit, before.get(unit.name))}
+    touched: set[str] = set()
     emptied: set[Path] = set()
     for old in olds.values():
         for relative in old:
-            if relative not in same:
+            parent = relative.rpartition("/")[0]
+            if relative not in same and parent not in done:
                 (tree / relative).unlink(missing_ok=True)
                 emptied.add((tree / relative).parent)
+                touched.add(parent)
     for new, unit in news:
         for relative in new:
-            if relative in same:
+            parent = relative.rpartition("/")[0]
+            if relative in same or parent in done:
                 continue
             target = tree / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             _link(unit.site / relative, target, unit.name)
+            touched.add(parent)
     _prune(emptied, tree)
-    return True
+    return _with_parents(touched)
+
+
+def _with_parents(folders: set[str]) -> set[str]:
+    """``folders`` and the folders holding them (relative)."""
+    found: set[str] = set()
+    for folder in folders:
+        while folder not in found:
+            found.add(folder)
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
+    return found
 
 
 def _same(tree: Path, old: list[str], new: list[str], unit: UnitOutput,
