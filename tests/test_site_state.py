@@ -16,7 +16,7 @@ from errdocs.project import load_settings
 from errdocs.site import merge, state
 
 from .conftest import ROOT, SAMPLE, copy_project
-from .helpers import site_tree
+from .helpers import prefix_field, site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -263,3 +263,30 @@ def test_a_repair_stopped_half_way_leaves_a_correct_next_build(
         _build(project, data, site)
         assert site_tree(site) == cold
     assert outside.read_text("utf-8") == "keep me"
+
+
+@pytest.mark.parametrize("record", ["lost", "damaged"])
+def test_a_spare_tree_is_brought_up_to_date_without_the_units_records_of_what_they_rewrote(
+        tmp_path: Path, project: Path, build_date: None, record: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A patched unit records which files it wrote, and the next merges link again only
+    # those; without that record (lost, or not what was written) the spare tree's files are
+    # read, as before. (No margin for recent folder times: the repair would list them all.)
+    monkeypatch.setattr(merge, "RACY_NS", 0)
+    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
+    changed = tmp_path / "b.jsonl"
+    changed.write_bytes(data.read_bytes())
+    for number in (2, 11):
+        prefix_field(changed, number, "errorMessage", "Changed: ")
+    site = project / "site"
+    _build(project, data, site)
+    _build(project, changed, site)  # units patched: the spare tree is the cold build's
+    records = sorted((project / ".errdocs" / "units").glob(f"*/files-*{merge.REWROTE}"))
+    assert records
+    for file in records:
+        if record == "lost":
+            file.unlink()
+        else:  # the first line kept: the key it was patched from, and its digest
+            file.write_text(file.read_text("utf-8").partition("\n")[0] + "\n", "utf-8")
+    _build(project, changed, site)  # the spare, brought from the first build's units
+    assert site_tree(site) == _cold(tmp_path, changed, "b")

@@ -349,15 +349,14 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     without them every folder is listed. Those folders are put right first, so the update
     that follows (:func:`_update`, which leaves them alone) writes only into folders as
     errdocs left them; the folders it changes are not listed, their times read again. False
-    when a unit's file list is missing."""
+    when a unit's file list is missing. What the units have in a folder is read from their
+    outputs when it is listed (:class:`_Wanted`)."""
     file = _times_file(folder, tree)
     before_times = _read_times(file) if file is not None else None
     taken = time.time_ns()
     job = _Repair(str(tree), _Wanted(units), {}, {}, set(), set())
     if before_times is None:
-        if _update(tree, before, units, work, job.listed) is None:
-            return False
-        _list_all(job, "")
+        _list_all(job, "")  # every folder put right: nothing left to update
     else:
         _list_changed(job, *before_times)
         touched = _update(tree, before, units, work, job.listed)
@@ -387,22 +386,22 @@ def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
     """List the folders of ``known`` (read at ``then``) whose time changed, parents first
     (a folder is looked at only through parents seen to be folders: never through a link
     put there), and every folder found in them that ``known`` does not have."""
+    real, times, prefix, settled = job.real, job.times, job.root + "/", then - RACY_NS
     for relative in sorted(known):  # a parent sorts before what it holds
         if relative:
-            held = job.real.get(relative.rpartition("/")[0])
+            held = real.get(relative.rpartition("/")[0])
             if held is None or (held is not _KNOWN and relative not in held):
                 continue  # gone or replaced (seen listing its parent), or under such a folder
-        try:
-            info = os.lstat(os.path.join(job.root, relative))
+        try:  # (this runs for every folder: strings, not paths)
+            info = os.lstat(prefix + relative if relative else job.root)
         except OSError:
             continue
         if not stat.S_ISDIR(info.st_mode):
             continue
-        recorded = known[relative]
-        job.times[relative] = info.st_mtime_ns
-        if relative and info.st_mtime_ns == recorded and recorded < then - RACY_NS:
+        mtime = times[relative] = info.st_mtime_ns
+        if relative and mtime == known[relative] and mtime < settled:
             # Unchanged: it holds what it held, and its folders are the known ones.
-            job.real[relative] = _KNOWN
+            real[relative] = _KNOWN
             continue
         _list(job, relative, known)
 
@@ -536,11 +535,13 @@ def _read_times(file: Path) -> tuple[dict[str, int], int] | None:
     or they are not what :func:`_repair` writes (every folder is listed then)."""
     try:
         data = json.loads(file.read_bytes())
-        times = {str(k): int(v) for k, v in data["times"].items()}
-        taken = int(data["taken"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        times, taken = data["times"], data["taken"]
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return (times, taken) if "" in times else None
+    if not (isinstance(times, dict) and "" in times and type(taken) is int
+            and all(type(t) is int for t in times.values())):
+        return None
+    return times, taken
 
 
 def forget_times(folder: Path, keep: Iterable[Path]) -> None:
