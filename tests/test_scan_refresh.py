@@ -4,6 +4,7 @@ the scan finds is always what a cold scan finds."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -192,3 +193,29 @@ def test_records_used_only_by_an_input_with_problems_go_when_it_does(
     assert not any(q.startswith("DELETE FROM records") for q in queries)
     assert not any(q.startswith("UPDATE records") for q in queries)
     assert _record_ids(work) == ["r1"]
+
+
+def test_the_cycle_collector_is_paused_while_scanning_and_only_then(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _write(tmp_path / "d.jsonl", _rec(1))
+    real = scan_module.read_file
+    during: list[bool] = []
+
+    def reading(path: Path, seen: Sink | None = None) -> Iterator[Line | Problem]:
+        during.append(gc.isenabled())
+        if len(during) == 2:
+            raise OSError("unreadable")
+        return real(path, seen)
+
+    monkeypatch.setattr(scan_module, "read_file", reading)
+    assert gc.isenabled()
+    scan([data], tmp_path / "one")
+    with pytest.raises(OSError):
+        scan([data], tmp_path / "two")
+    assert during == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        scan([data], tmp_path / "three")
+        assert not gc.isenabled()  # the caller's choice stays
+    finally:
+        gc.enable()
