@@ -159,7 +159,7 @@ def test_a_damaged_catalogue_is_made_again(tmp_path: Path) -> None:
 def test_a_refreshed_input_looks_its_unchanged_lines_up_at_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A refresh changes a few lines of a big input: its other lines' records were looked up
-    # one query a line (20,000 at 20,000 records, issue 17); now in one query.
+    # one query a line (20,000 at 20,000 records, issue 17); now store.BATCH lines a query.
     work = tmp_path / "work"
     records = [_rec(id=f"r{n}", slug=f"s{n}") for n in range(30)]
     data = _jsonl(tmp_path / "d.jsonl", *records)
@@ -176,8 +176,8 @@ def test_a_refreshed_input_looks_its_unchanged_lines_up_at_once(
 
     monkeypatch.setattr(store.Catalogue, "_open", tracing)
     found = scan([data], work)
-    one_by_one = [q for q in queries if "FROM records WHERE hash" in q]
-    assert len(one_by_one) == 2  # the changed line and the new one
+    lookups = [q for q in queries if "FROM records WHERE hash" in q]
+    assert len(lookups) == 1  # the 31 lines, the changed one and the new one with the others
     assert [x.record.error_message for x in found.lights] == (
         ["boom"] * 7 + ["changed"] + ["boom"] * 23)
     assert [x.line_hash for x in found.lights[:7]] == [x.line_hash for x in cold.lights[:7]]

@@ -7,16 +7,20 @@ What the scan learns about the inputs, kept between runs:
   and line, what it means cut to a meta description's length, and the digest of its content.
   A line whose hash is here is not parsed or validated again.
 - ``inputs`` and ``lines``: every uncompressed JSON Lines input read without any problem, by
-  its size, modification time and a hash of its bytes, with where each of its record lines is
-  (offset, size, line number, line hash). An input whose three are unchanged is not read
-  line by line at all: its records are taken from here.
+  what the file system says of it (size, modification and change times, inode, device: its
+  :class:`Stat`), with where each of its record lines is (offset, size, line number, line
+  hash). An input whose stat is unchanged is not read at all: its records are taken from here
+  (git's rule for its index). A stat cannot tell two writes apart within the clock's tick: an
+  input read within :data:`RACY_NS` of a change to it is also kept by a hash of its bytes,
+  and its bytes are hashed again before it is trusted.
 - ``memo_patterns`` and ``memo_templates``: what the lookup read from each pattern and message
   text (:mod:`errdocs.lookup.memo`), written by the build in a transaction of its own.
 
 Everything here is a fact about the inputs' bytes (a line's hash, a file's hash), never about a
 build's outcome, so the scan commits it at once, in one transaction: a build that fails later
 leaves a catalogue that is still true, and a kill before the commit leaves the previous one
-(SQLite's journal). Rows no scan used last are dropped at the commit.
+(SQLite's journal). Rows no scan used last are dropped at the commit: inputs it did not look
+at, with their lines, and records no kept line holds and no other line read used.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -33,22 +38,32 @@ from errdocs.code import code_digest
 from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
-FORMAT = "2"
+FORMAT = "3"
 """The layout; a catalogue of another is emptied (it is only a cache of the inputs)."""
 BLOCK = 1 << 20
 """Bytes hashed at a time when hashing an input."""
+RACY_NS = 2_000_000_000
+"""An input changed this close (2 s) before a scan looked at it may be written again without
+its stat changing (file systems keep times in ticks, of up to 2 s on some)."""
+BATCH = 500
+"""Line hashes looked up in one query (SQLite takes at most 999 parameters in older
+versions)."""
+CACHE_KIB = 65536
+"""SQLite's page cache for a scan (64 MiB; its default is 2 MiB): an unchanged input's lines
+are joined with their records, found by hash all over the table."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
     hash BLOB PRIMARY KEY, id TEXT NOT NULL, repo TEXT NOT NULL, slug TEXT NOT NULL,
-    message TEXT NOT NULL, pattern TEXT, analyzed_at TEXT, tags TEXT NOT NULL,
-    category TEXT, class TEXT, file TEXT, line INTEGER, description TEXT NOT NULL,
-    digest TEXT NOT NULL, dataset_version TEXT, error_type TEXT, severity TEXT, handling TEXT,
+    message TEXT NOT NULL, pattern TEXT, analyzed_at TEXT, category TEXT, class TEXT,
+    file TEXT, line INTEGER, description TEXT NOT NULL, digest TEXT NOT NULL,
+    dataset_version TEXT, error_type TEXT, severity TEXT, handling TEXT, tags TEXT NOT NULL,
     used INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS inputs (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    blocks BLOB NOT NULL, used INTEGER NOT NULL);
+    ctime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, device INTEGER NOT NULL,
+    looked_ns INTEGER NOT NULL, blocks BLOB, used INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lines (
     path TEXT NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL, offset INTEGER NOT NULL,
     size INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (path, seq)) WITHOUT ROWID;
@@ -70,7 +85,6 @@ class Cached(NamedTuple):
     error_message: str
     message_pattern: str | None
     analyzed_at: str | None
-    tags: tuple[str, ...]
     background_tag: str | None
     error_class: str | None
     file_path: str | None
@@ -81,6 +95,8 @@ class Cached(NamedTuple):
     error_type: str | None
     severity: str | None
     handling_strategy: str | None
+    tags: tuple[str, ...]
+    """Last: the one column decoded (a JSON list)."""
 
 
 class Placed(NamedTuple):
@@ -98,27 +114,53 @@ class Placed(NamedTuple):
     """What it gave."""
 
 
-class Stamp(NamedTuple):
-    """What tells an input file's bytes apart."""
+class Stat(NamedTuple):
+    """What the file system says of an input file: writing its bytes changes one of these (its
+    change time at least), unless within :data:`RACY_NS` of the last write."""
 
     size: int
     mtime_ns: int
-    blocks: bytes
-    """A hash of its bytes, read :data:`BLOCK` at a time."""
+    ctime_ns: int
+    inode: int
+    device: int
+
+
+class Look(NamedTuple):
+    """An input file as a scan found it, before reading it."""
+
+    stat: Stat
+    at_ns: int
+    """The clock just before the stat: a write after it leaves the file a later time."""
+
+    @property
+    def racy(self) -> bool:
+        """Changed so close to the look that a later write may leave the same stat."""
+        return max(self.stat.mtime_ns, self.stat.ctime_ns) > self.at_ns - RACY_NS
 
 
 class CatalogueError(BuildFailed):
     """The catalogue cannot be read or written (not a database, a full disk...)."""
 
 
-def stamp_of(path: Path) -> Stamp:
-    """The size, modification time and hash of the bytes of ``path``."""
+def stat_of(path: Path) -> Stat:
+    """What the file system says of ``path``."""
     info = path.stat()
+    return Stat(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def look(path: Path) -> Look:
+    """The stat of ``path`` and when it was taken."""
+    at_ns = time.time_ns()
+    return Look(stat_of(path), at_ns)
+
+
+def blocks_of(path: Path) -> bytes:
+    """A hash of the bytes of ``path``."""
     digest = hashlib.blake2b(digest_size=16)
     with path.open("rb") as handle:
         while block := handle.read(BLOCK):
             digest.update(block)
-    return Stamp(info.st_size, info.st_mtime_ns, digest.digest())
+    return digest.digest()
 
 
 class Catalogue:
@@ -131,10 +173,11 @@ class Catalogue:
         self.keep = keep
         self._db: sqlite3.Connection | None = None
         self.run = 0
-        self._expected: dict[bytes, Cached] = {}
-        """The records of an input's lines when it was last read (:meth:`expect`)."""
-        self._used: list[bytes] = []
-        """Lines found in :attr:`_expected`, marked used at the commit (at once)."""
+        self._dropped = False
+        """Lines went (an input's replaced, or those of an input not looked at): records may
+        be left that no kept line holds."""
+        self._loose = False
+        """Records were used by lines not kept (:meth:`used`)."""
         try:
             self._open(work_dir)
         except sqlite3.DatabaseError as exc:
@@ -163,6 +206,8 @@ class Catalogue:
                                        isolation_level=None)
             if self._format() != _made_by():
                 self.close()
+        if self._db is not None:
+            self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         self.run = self._run()
 
     def _prepare(self) -> None:
@@ -205,59 +250,53 @@ class Catalogue:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def known(self, key: bytes) -> Cached | None:
-        """What the clean line hashed ``key`` gave, if it was seen before (and marks it used)."""
+    def known(self, keys: Iterable[bytes]) -> dict[bytes, Cached]:
+        """What the clean lines hashed ``keys`` gave, for those seen before: :data:`BATCH`
+        keys a query (a refreshed input's lines are mostly known; one query a line cost 5 s
+        at 20,000 records)."""
+        found: dict[bytes, Cached] = {}
         if self._db is None:
-            return None
-        expected = self._expected.get(key)
-        if expected is not None:
-            if self.keep:
-                self._used.append(key)
-            return expected
-        row = self._db.execute(f"SELECT {_FIELDS} FROM records WHERE hash = ?",
-                               (key,)).fetchone()
-        if row is None:
-            return None
-        if self.keep:
-            self._db.execute("UPDATE records SET used = ? WHERE hash = ?", (self.run, key))
-        return _cached(row)
+            return found
+        wanted = list(keys)
+        for start in range(0, len(wanted), BATCH):
+            part = wanted[start:start + BATCH]
+            rows = self._db.execute(f"SELECT hash, {_FIELDS} FROM records WHERE hash IN "
+                                    f"({', '.join('?' * len(part))})", part)
+            found.update((row[0], _cached(row[1:])) for row in rows)
+        return found
 
     def add(self, key: bytes, fields: Cached) -> None:
         """Remember a line validated without any problem."""
         if self.keep:
             assert self._db is not None
-            self._db.execute("INSERT OR REPLACE INTO records VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             (key, *fields[:6], json.dumps(fields.tags), *fields[7:],
-                              self.run))
+            self._db.execute(f"INSERT OR REPLACE INTO records (hash, {_FIELDS}, used) VALUES "
+                             f"(?, {', '.join('?' * len(fields))}, ?)",
+                             (key, *fields[:-1], json.dumps(fields.tags), self.run))
 
-    def expect(self, path: Path | None) -> None:
-        """``path`` changed and is about to be read: what its lines gave when it was last
-        read is looked up at once (one query, not one a line; most lines of a refreshed input
-        are the same). Only for this input: the next call replaces it (``None``: forgets it,
-        once the input is read)."""
-        self._expected = {}
-        if self._db is None or path is None:
-            return
-        columns = ", ".join(f"r.{column}" for column in _FIELDS.split(", "))
-        rows = self._db.execute(
-            f"SELECT l.hash, {columns} FROM lines AS l JOIN records AS r ON r.hash = l.hash "
-            "WHERE l.path = ?", (str(path.resolve()),)).fetchall()
-        self._expected = {r[0]: _cached(r[1:]) for r in rows}
+    def used(self, keys: list[bytes]) -> None:
+        """The lines hashed ``keys`` were read from an input whose lines are not kept (it has
+        a problem, is not read in place or changed while it was read): keep their records."""
+        if self.keep and keys:
+            assert self._db is not None
+            self._db.executemany("UPDATE records SET used = ? WHERE hash = ?",
+                                 ((self.run, key) for key in keys))
+            self._loose = True
 
-    def unchanged(self, path: Path, stamp: Stamp) -> list[Placed] | None:
+    def unchanged(self, path: Path, seen: Look,
+                  blocks: Callable[[], bytes]) -> list[Placed] | None:
         """The record lines of ``path`` when it was read before without any problem and its
-        bytes are the same (and marks them used); ``None`` otherwise."""
+        bytes are the same (and marks it used); ``None`` otherwise. ``blocks`` hashes its
+        bytes, called only when its stat alone does not tell."""
         if self._db is None:
             return None
         name = str(path.resolve())
-        row = self._db.execute("SELECT size, mtime_ns, blocks FROM inputs WHERE path = ?",
-                               (name,)).fetchone()
-        if row is None or Stamp(*row) != stamp:
+        row = self._db.execute("SELECT size, mtime_ns, ctime_ns, inode, device, looked_ns, "
+                               "blocks FROM inputs WHERE path = ?", (name,)).fetchone()
+        if row is None or not self._same(name, Look(Stat(*row[:5]), row[5]), row[6], seen,
+                                         blocks):
             return None
-        columns = ", ".join(f"r.{column}" for column in _FIELDS.split(", "))
         rows = self._db.execute(
-            f"SELECT l.hash, l.offset, l.size, l.line, {columns} FROM lines AS l "
+            f"SELECT l.hash, l.offset, l.size, l.line, {_JOINED} FROM lines AS l "
             "JOIN records AS r ON r.hash = l.hash WHERE l.path = ? ORDER BY l.seq",
             (name,)).fetchall()
         count = self._db.execute("SELECT count(*) FROM lines WHERE path = ?",
@@ -266,21 +305,35 @@ class Catalogue:
             return None  # a line's record is gone: read the file
         if self.keep:
             self._db.execute("UPDATE inputs SET used = ? WHERE path = ?", (self.run, name))
-            self._db.execute("UPDATE records SET used = ? WHERE hash IN "
-                             "(SELECT hash FROM lines WHERE path = ?)", (self.run, name))
         return [Placed(r[0], r[1], r[2], r[3], _cached(r[4:])) for r in rows]
 
-    def read_clean(self, path: Path, stamp: Stamp,
+    def _same(self, name: str, before: Look, blocks: bytes | None, now: Look,
+              hashed: Callable[[], bytes]) -> bool:
+        """Whether an input's bytes are those it had when it was read (``before``)."""
+        if now.stat == before.stat and not before.racy:
+            return True
+        if blocks is None or now.stat.size != before.stat.size or hashed() != blocks:
+            return False
+        if self.keep:  # the same bytes: the next scan trusts this stat, once no longer racy
+            assert self._db is not None
+            self._db.execute("UPDATE inputs SET size = ?, mtime_ns = ?, ctime_ns = ?, "
+                             "inode = ?, device = ?, looked_ns = ? WHERE path = ?",
+                             (*now.stat, now.at_ns, name))
+        return True
+
+    def read_clean(self, path: Path, seen: Look, blocks: bytes | None,
                    lines: list[tuple[bytes, int, int, int]]) -> None:
-        """``path`` was read without any problem: remember its stamp and its record lines
-        (hash, offset, size, line), so that next time it need not be read."""
+        """``path`` was read without any problem, as ``seen`` before the read: remember its
+        stat (and ``blocks``, the hash of the bytes read, when ``seen`` is racy) and its record
+        lines (hash, offset, size, line), so that next time it need not be read."""
         if not self.keep:
             return
         assert self._db is not None
         name = str(path.resolve())
-        self._db.execute("DELETE FROM lines WHERE path = ?", (name,))
-        self._db.execute("INSERT OR REPLACE INTO inputs VALUES (?, ?, ?, ?, ?)",
-                         (name, *stamp, self.run))
+        if self._db.execute("DELETE FROM lines WHERE path = ?", (name,)).rowcount:
+            self._dropped = True
+        self._db.execute("INSERT OR REPLACE INTO inputs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (name, *seen.stat, seen.at_ns, blocks, self.run))
         self._db.executemany("INSERT INTO lines VALUES (?, ?, ?, ?, ?, ?)",
                              ((name, seq, *line) for seq, line in enumerate(lines)))
 
@@ -299,19 +352,29 @@ class Catalogue:
             self.close()
             return
         try:
-            self._db.executemany("UPDATE records SET used = ? WHERE hash = ?",
-                                 ((self.run, key) for key in self._used))
-            self._used.clear()
             if prune:
-                self._db.execute("DELETE FROM records WHERE used <> ?", (self.run,))
-                self._db.execute("DELETE FROM lines WHERE path IN "
-                                 "(SELECT path FROM inputs WHERE used <> ?)", (self.run,))
-                self._db.execute("DELETE FROM inputs WHERE used <> ?", (self.run,))
+                self._prune()
             self._db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise self._failed(exc) from exc
         finally:
             self.close()
+
+    def _prune(self) -> None:
+        """Drop the inputs this scan did not look at with their lines, then the records no
+        kept line holds that no line read by this scan used. That last needs a pass over
+        every record: it is left out when no line went since the last prune, which left
+        none (``tight``), as after a scan of unchanged inputs."""
+        assert self._db is not None
+        if self._db.execute("DELETE FROM lines WHERE path IN "
+                            "(SELECT path FROM inputs WHERE used <> ?)", (self.run,)).rowcount:
+            self._dropped = True
+        self._db.execute("DELETE FROM inputs WHERE used <> ?", (self.run,))
+        if self._dropped or self.meta("tight") != "1":
+            self._db.execute("DELETE FROM records WHERE used <> ? AND hash NOT IN "
+                             "(SELECT hash FROM lines)", (self.run,))
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('tight', ?)",
+                         ("0" if self._loose else "1",))
 
     def close(self) -> None:
         """Close it; what was not committed is undone."""
@@ -332,13 +395,26 @@ class Catalogue:
         self.close()
 
 
-_FIELDS = ("id, repo, slug, message, pattern, analyzed_at, tags, category, class, file, line, "
-           "description, digest, dataset_version, error_type, severity, handling")
+_FIELDS = ("id, repo, slug, message, pattern, analyzed_at, category, class, file, line, "
+           "description, digest, dataset_version, error_type, severity, handling, tags")
+"""The columns of a record, in the order of :class:`Cached`'s fields."""
+_JOINED = ", ".join(f"r.{column}" for column in _FIELDS.split(", "))
 
 
 def _cached(row: tuple[Any, ...]) -> Cached:
-    """A row of :data:`_FIELDS` (tags as a JSON list)."""
-    return Cached._make((*row[:6], tuple(json.loads(row[6])), *row[7:]))
+    """A row of :data:`_FIELDS`."""
+    return Cached._make((*row[:-1], _tags(row[-1])))
+
+
+def _tags(text: str) -> tuple[str, ...]:
+    """Tags as :meth:`Catalogue.add` wrote them, a JSON list: without a backslash, no tag holds
+    a quote or anything ``json.dumps`` escapes, so its text is cut at its separators (three
+    times faster than ``json.loads``, for every record of an unchanged input)."""
+    if text == "[]":
+        return ()
+    if "\\" not in text:
+        return tuple(text[2:-2].split('", "'))
+    return tuple(json.loads(text))
 
 
 def _made_by() -> str:

@@ -30,7 +30,7 @@ import io
 import json
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,9 +50,13 @@ _BOM = codecs.BOM_UTF8
 _BLANKS = b" \t\r\n\x0b\x0c"
 """What ``bytes.strip`` removes: the blanks around a line's record."""
 _LINE_END = re.compile(rb"\r\n?|\n")
+_CR = ord("\r")
 _ESCAPED = re.compile("[\udc80-\udcff]")
 """A byte that is not UTF-8, as ``surrogateescape`` decoding keeps it."""
 _DECODER = json.JSONDecoder()
+
+Sink = Callable[[bytes], object]
+"""Given the bytes of a file as they are read (``hashlib``'s ``update``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,16 +117,19 @@ def read(paths: Iterable[Path]) -> Iterator[Line | Problem]:
         yield from read_file(path)
 
 
-def read_file(path: Path) -> Iterator[Line | Problem]:
+def read_file(path: Path, seen: Sink | None = None) -> Iterator[Line | Problem]:
     """Every record's line of one file; a file that cannot be read is one problem, at the line
-    where reading stopped (the lines before it are kept)."""
+    where reading stopped (the lines before it are kept). ``seen`` is given every byte of a
+    JSON Lines file read in place, once, in order (the scan hashes them as it reads)."""
     name = str(path)
     cursor = _Cursor()
     try:
         with _open(path) as stream:
             form = _form(stream, lines_only=path.name.removesuffix(".gz").endswith(LINES_SUFFIXES))
             if form is _Form.LINES:
-                yield from _lines(name, stream, cursor, in_place=path.suffix != ".gz")
+                in_place = path.suffix != ".gz"
+                yield from _lines(name, stream, cursor, in_place=in_place,
+                                  seen=seen if in_place else None)
             else:
                 yield from _whole(name, stream, form)
     except gzip.BadGzipFile as exc:
@@ -210,25 +217,28 @@ def _form(stream: io.BufferedIOBase, *, lines_only: bool) -> _Form:
         stream.seek(0)
 
 
-def _split(stream: io.BufferedIOBase, cursor: _Cursor) -> Iterator[tuple[int, bytes | int]]:
+def _split(stream: io.BufferedIOBase, cursor: _Cursor,
+           seen: Sink | None = None) -> Iterator[tuple[int, bytes | int]]:
     """Each line's start offset and its bytes without the line end; for a line longer than
     :data:`MAX_RECORD_BYTES`, its length instead (its bytes are dropped as they are read).
-    Sets ``cursor.line`` to the line being read."""
+    Sets ``cursor.line`` to the line being read; gives ``seen`` every chunk read."""
     start = base = size = 0  # the current line's offset; the chunk's offset; the line's length
     parts: list[bytes] = []
     after_cr = False
     cursor.line = 1
     # read1: a .gz file cut short gives every byte before the cut before it fails.
     while chunk := stream.read1(CHUNK_BYTES):
+        if seen is not None:
+            seen(chunk)
         pos = 0
         if after_cr and chunk.startswith(b"\n"):  # the chunks split a CRLF
             pos, start = 1, base + 1
-        for end in _LINE_END.finditer(chunk, pos):
-            size += end.start() - pos
-            line = b"".join([*parts, chunk[pos:end.start()]]) if size <= MAX_RECORD_BYTES else size
+        for end, after in _line_ends(chunk, pos):
+            size += end - pos
+            line = b"".join([*parts, chunk[pos:end]]) if size <= MAX_RECORD_BYTES else size
             parts = []  # dropped before the line is used: a long line is not held twice
             yield start, line
-            size, pos = 0, end.end()
+            size, pos = 0, after
             start = base + pos
             cursor.line += 1
         after_cr = chunk.endswith(b"\r")
@@ -242,9 +252,24 @@ def _split(stream: io.BufferedIOBase, cursor: _Cursor) -> Iterator[tuple[int, by
         yield start, b"".join(parts) if size <= MAX_RECORD_BYTES else size
 
 
-def _lines(name: str, stream: io.BufferedIOBase, cursor: _Cursor, *,
-           in_place: bool) -> Iterator[Line | Problem]:
-    for start, data in _split(stream, cursor):
+def _line_ends(chunk: bytes, pos: int) -> Iterator[tuple[int, int]]:
+    """Where each line end of ``chunk`` from ``pos`` on starts and stops."""
+    crs = chunk.count(b"\r", pos)
+    if crs and crs != chunk.count(b"\r\n", pos):
+        # A lone CR (or one ending the chunk): the regular expression tells each end apart.
+        for match in _LINE_END.finditer(chunk, pos):
+            yield match.span()
+        return
+    # Only LF or CRLF ends: found with bytes.find, many times faster than the regular
+    # expression (which cost 1 s a 90 MB input, 15 s at 310,000 records).
+    while (end := chunk.find(b"\n", pos)) >= 0:
+        yield (end - 1 if crs and end > pos and chunk[end - 1] == _CR else end), end + 1
+        pos = end + 1
+
+
+def _lines(name: str, stream: io.BufferedIOBase, cursor: _Cursor, *, in_place: bool,
+           seen: Sink | None = None) -> Iterator[Line | Problem]:
+    for start, data in _split(stream, cursor, seen):
         if isinstance(data, int):
             yield _too_big(name, cursor.line, data)
             continue
