@@ -388,7 +388,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                        catalog_data, catalog_from)
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
-    boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text)
+    boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text,
+                     remember=memo.remember(model))
     lights = found.lights
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
@@ -399,7 +400,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     home = render_home_fragment(catalog, settings.subtree, changes=True)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     # The listings' filters' data files (made again only for the records that changed).
-    filters = filter_files(settings, catalog, rendering)
+    filters = filter_files(settings, catalog, rendering, remember=memo.remember(model))
     resolve = resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
     generated.update(path for path, _hash in boxes.files + filters.files)

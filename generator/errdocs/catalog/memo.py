@@ -45,6 +45,9 @@ ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
 INDEX_PAGES = "index-pages"
 """The row of the paged index of every record (``/api/index/``)."""
+KEYS = "keys-"
+"""The prefix of the rows of data files' part keys (:meth:`Memo.remember`): a build whose
+records did not change hashes none of them again."""
 _ENTRY = tuple(f.name for f in fields(Entry))
 _KINDS = tuple(GroupKind)
 _FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError)
@@ -90,6 +93,17 @@ class Memo:
         value = make()
         self._new[name] = (key, marshal.dumps(encode(value)))
         return value
+
+    def remember(self, model: str) -> Callable[[str, Callable[[], dict[str, str]]],
+                                               dict[str, str]]:
+        """What keeps the part keys of data files made from the catalogue model of key
+        ``model`` (:data:`errdocs.search.boxdata.Remember`): a row a kind of keys (named by
+        what precedes the first U+0000 of the string it is given), under a hash of ``model``
+        and that string (what else the keys are made from)."""
+        def remember(extra: str, make: Callable[[], dict[str, str]]) -> dict[str, str]:
+            key = hashlib.sha256(f"{model}\0{extra}".encode()).hexdigest()
+            return self.get(KEYS + extra.partition("\0")[0], key, make, dict, keys_from)
+        return remember
 
     def save(self) -> None:
         """Write the rows made this build (one transaction; nothing when none was)."""
@@ -155,6 +169,15 @@ def catalog_from(data: Any) -> Catalog:
     families, family_repos, files, categories, category_files = (dict(x) for x in relations)
     return Catalog(entries, by_kind, Relations(families, family_repos, files, categories,
                                                category_files))
+
+
+def keys_from(data: Any) -> dict[str, str]:
+    """The part keys :meth:`Memo.remember` kept (TypeError when ``data`` is not such a
+    value)."""
+    if not isinstance(data, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise TypeError("not part keys")
+    return data
 
 
 def pages_data(pages: Iterable[Page]) -> tuple[tuple[str, str], ...]:
