@@ -72,7 +72,7 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
     build_project(project, data)
     assert made == ALL_ONCE
     assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES,
-                                   *KEY_ROWS}
+                                   memo.LINES, *KEY_ROWS}
     build_project(project, data)  # nothing changed
     assert made == ALL_ONCE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
@@ -112,7 +112,7 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
     data = synth.write(12, tmp_path / "data.jsonl", seed=8)
     build_project(project, data)
     rows = _rows(project)
-    assert len(rows) == 4 + len(KEY_ROWS)
+    assert len(rows) == 5 + len(KEY_ROWS)
     for name, (_key, _digest, blob) in rows.items():
         if damage == "truncated":  # bytes cut short: the digest does not match
             _set_data(project, name, blob[:-10], digest=False)

@@ -19,6 +19,7 @@ from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_ver
 from errdocs.catalog.memo import (
     CATALOG,
     INDEX_PAGES,
+    LINES,
     ROOT_PAGES,
     UNITS,
     Memo,
@@ -27,6 +28,9 @@ from errdocs.catalog.memo import (
     memo_key,
     pages_data,
     pages_from,
+    previous_units,
+    units_data_of,
+    units_from_data,
     units_key,
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
@@ -95,8 +99,6 @@ from errdocs.units.plan import (
     plan,
     render_key,
     unit_count,
-    units_data,
-    units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
@@ -421,7 +423,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
     pages = memo.get(UNITS, units_key(model, everything),
-                     lambda: page_units(lights, catalog, everything), units_data, units_from)
+                     lambda: _page_units(memo, model, lights, catalog, everything),
+                     units_data_of(model), lambda data: units_from_data(data)[1])
     memo.save()
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
                  everything, boxes.files + filters.files + file_keys(static), changed_pages,
@@ -442,6 +445,16 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     return _Prepared(ctx, units, generated, known, frozenset(generated - present),
                      found.problems, len(found.lights), written, boxes.problems,
                      boxes.unconverted)
+
+
+def _page_units(memo: Memo, model: str, lights: list[Light], catalog: Catalog,
+                everything: str) -> list[Unit]:
+    """The page units, made with what an earlier build kept (:func:`previous_units`: the
+    pages whose inputs did not change keep their keys), and the line hashes they are made
+    from kept with them."""
+    units = page_units(lights, catalog, everything, previous_units(memo))
+    memo.keep(LINES, model, {x.record.id: x.line_hash for x in lights})
+    return units
 
 
 def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:

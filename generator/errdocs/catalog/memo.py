@@ -33,6 +33,7 @@ from errdocs.catalog.related import Relations
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.pages.render import Page
+from errdocs.units.plan import Previous, Unit, UnitsData, units_data, units_from
 
 TABLE = """CREATE TABLE IF NOT EXISTS model_memo (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)
@@ -45,6 +46,9 @@ ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
 INDEX_PAGES = "index-pages"
 """The row of the paged index of every record (``/api/index/``)."""
+LINES = "lines"
+"""The row of each record's line hash, by id, when the page units were made (kept with
+them: :func:`previous_units`)."""
 KEYS = "keys-"
 """The prefix of the rows of data files' part keys (:meth:`Memo.remember`): a build whose
 records did not change hashes none of them again."""
@@ -87,12 +91,29 @@ class Memo:
         found = self._read(name, key)
         if found is not None:
             try:
-                return decode(marshal.loads(found))
+                return decode(marshal.loads(found[1]))
             except _FAILED:
                 pass  # not what this module wrote: made again, as without a row
         value = make()
-        self._new[name] = (key, marshal.dumps(encode(value)))
+        self.keep(name, key, encode(value))
         return value
+
+    def previous(self, name: str, decode: Callable[[Any], T]) -> tuple[str, T] | None:
+        """Row ``name`` whatever its key, with its key, when its bytes are the bytes written
+        and decode: what an earlier build made for that key (rows made this build are not
+        written yet)."""
+        found = self._read(name, None)
+        if found is None:
+            return None
+        key, data = found
+        try:
+            return key, decode(marshal.loads(data))
+        except _FAILED:
+            return None
+
+    def keep(self, name: str, key: str, value: Any) -> None:
+        """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``."""
+        self._new[name] = (key, marshal.dumps(value))
 
     def remember(self, model: str) -> Callable[[str, Callable[[], dict[str, str]]],
                                                dict[str, str]]:
@@ -119,8 +140,9 @@ class Memo:
             catalogue.commit(prune=False)
         self._new.clear()
 
-    def _read(self, name: str, key: str) -> bytes | None:
-        """The row's bytes when it was kept for ``key`` and they are the bytes written."""
+    def _read(self, name: str, key: str | None) -> tuple[str, bytes] | None:
+        """The row's key and bytes when it was kept for ``key`` (any key: ``None``) and they
+        are the bytes written."""
         try:
             with Catalogue(self.work, keep=False) as catalogue:
                 db = catalogue.db
@@ -129,10 +151,10 @@ class Memo:
                     (name,)).fetchone()
         except sqlite3.Error:  # no table yet, or a damaged catalogue (the scan remakes it)
             return None
-        if row is None or row[0] != key or not isinstance(row[2], bytes) or (
-                _digest(row[2]) != row[1]):
+        if row is None or (key is not None and row[0] != key) or not isinstance(
+                row[2], bytes) or _digest(row[2]) != row[1]:
             return None
-        return row[2]
+        return str(row[0]), row[2]
 
 
 def _digest(data: bytes) -> bytes:
@@ -171,9 +193,36 @@ def catalog_from(data: Any) -> Catalog:
                                                category_files))
 
 
+def previous_units(memo: Memo) -> Previous | None:
+    """The page units an earlier build kept, with the catalogue model and the line hashes
+    they were made from (rows of one model key), or ``None``."""
+    units = memo.previous(UNITS, units_from_data)
+    catalog = memo.previous(CATALOG, catalog_from) if units else None
+    lines = memo.previous(LINES, keys_from) if catalog else None
+    if units is None or catalog is None or lines is None:
+        return None
+    model, made = units[1]
+    if not catalog[0] == lines[0] == model:
+        return None  # not made from one model (a lost or damaged row, made again since)
+    return Previous(catalog[1], lines[1], made)
+
+
+def units_data_of(model: str) -> Callable[[list[Unit]], tuple[str, UnitsData]]:
+    """What the memo keeps of page units made from the model of key ``model``."""
+    return lambda units: (model, units_data(units))
+
+
+def units_from_data(data: Any) -> tuple[str, list[Unit]]:
+    """The model key and page units :func:`units_data_of` kept."""
+    model, units = data
+    if not isinstance(model, str):
+        raise TypeError("not a model key")
+    return model, units_from(units)
+
+
 def keys_from(data: Any) -> dict[str, str]:
-    """The part keys :meth:`Memo.remember` kept (TypeError when ``data`` is not such a
-    value)."""
+    """A dict of strings kept (part keys, line hashes; TypeError when ``data`` is not
+    such a value)."""
     if not isinstance(data, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise TypeError("not part keys")
