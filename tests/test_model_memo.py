@@ -154,3 +154,14 @@ def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
         assert again.related(x.record) == catalog.related(x.record)
     units = page_units(lights, catalog, "key")
     assert units_from(marshal.loads(marshal.dumps(units_data(units)))) == units
+
+
+def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Path) -> None:
+    """The rows outlive errdocs' code (the memo key tells them apart): an earlier build's
+    units are reused in part only when made by an errdocs of the same render key."""
+    build_project(project, synth.write(12, tmp_path / "data.jsonl", seed=10))
+    code, _lines = marshal.loads(_rows(project)[memo.LINES][2])
+    kept = memo.Memo(project / ".errdocs")
+    previous = memo.previous_units(kept, code)
+    assert previous is not None and len(previous.lines) == 12
+    assert memo.previous_units(kept, "another errdocs") is None

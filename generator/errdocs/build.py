@@ -19,12 +19,12 @@ from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_ver
 from errdocs.catalog.memo import (
     CATALOG,
     INDEX_PAGES,
-    LINES,
     ROOT_PAGES,
     UNITS,
     Memo,
     catalog_data,
     catalog_from,
+    keep_lines,
     memo_key,
     pages_data,
     pages_from,
@@ -423,7 +423,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
     pages = memo.get(UNITS, units_key(model, everything),
-                     lambda: _page_units(memo, model, lights, catalog, everything),
+                     lambda: _page_units(memo, model, rendering, lights, catalog,
+                                         everything),
                      units_data_of(model), lambda data: units_from_data(data)[1])
     memo.save()
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
@@ -447,13 +448,13 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      boxes.unconverted)
 
 
-def _page_units(memo: Memo, model: str, lights: list[Light], catalog: Catalog,
+def _page_units(memo: Memo, model: str, rendering: str, lights: list[Light], catalog: Catalog,
                 everything: str) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
     from kept with them."""
-    units = page_units(lights, catalog, everything, previous_units(memo))
-    memo.keep(LINES, model, {x.record.id: x.line_hash for x in lights})
+    units = page_units(lights, catalog, everything, previous_units(memo, rendering))
+    keep_lines(memo, model, rendering, lights)
     return units
 
 

@@ -193,18 +193,34 @@ def catalog_from(data: Any) -> Catalog:
                                                category_files))
 
 
-def previous_units(memo: Memo) -> Previous | None:
+def keep_lines(memo: Memo, model: str, code: str, lights: Iterable[Light]) -> None:
+    """Keep each record's line hash (with ``code``, the render key they were read with) as
+    the :data:`LINES` row of ``model``: what the next build's :func:`previous_units` needs."""
+    memo.keep(LINES, model, (code, {x.record.id: x.line_hash for x in lights}))
+
+
+def previous_units(memo: Memo, code: str) -> Previous | None:
     """The page units an earlier build kept, with the catalogue model and the line hashes
-    they were made from (rows of one model key), or ``None``."""
+    they were made from (rows of one model key), or ``None``. Only those of an errdocs whose
+    render key was ``code``: the rows outlive errdocs' code, and another errdocs may make
+    other entries and keys of the same lines."""
     units = memo.previous(UNITS, units_from_data)
     catalog = memo.previous(CATALOG, catalog_from) if units else None
-    lines = memo.previous(LINES, keys_from) if catalog else None
+    lines = memo.previous(LINES, _lines_from) if catalog else None
     if units is None or catalog is None or lines is None:
         return None
     model, made = units[1]
-    if not catalog[0] == lines[0] == model:
-        return None  # not made from one model (a lost or damaged row, made again since)
-    return Previous(catalog[1], lines[1], made)
+    then, hashes = lines[1]
+    if then != code or not catalog[0] == lines[0] == model:
+        return None  # another errdocs's, or not of one model (a lost or damaged row)
+    return Previous(catalog[1], hashes, made)
+
+
+def _lines_from(data: Any) -> tuple[str, dict[str, str]]:
+    code, lines = data
+    if not isinstance(code, str):
+        raise TypeError("not a render key")
+    return code, keys_from(lines)
 
 
 def units_data_of(model: str) -> Callable[[list[Unit]], tuple[str, UnitsData]]:
