@@ -1,7 +1,8 @@
-"""A refresh makes the page units from what the previous build kept (:class:`plan.Previous`):
-only the pages whose inputs may have changed are hashed again, and the units are exactly those
-made from scratch, whatever changed (a message, tags, a repository, a category, a file or line,
-an id, a record removed or added)."""
+"""A refresh makes the catalogue model and the page units from what the previous build kept
+(:class:`plan.Previous`): only the entries of records whose line changed are made again, only
+the pages whose inputs may have changed are hashed again, and the model and units are exactly
+those made from scratch, whatever changed (a message, tags, a repository, a category, a file
+or line, an id, a record removed or added)."""
 
 from __future__ import annotations
 
@@ -153,6 +154,11 @@ def test_units_made_from_the_previous_ones_are_those_made_afresh(
     edit(lines)
     after = _lights(lines, tmp_path / "after")
     now = build_catalog(x.record for x in after)
+    # The entries of the records whose line did not change are taken from the earlier model.
+    kept = {x.record.id: catalog.entries[x.record.id] for x in after
+            if previous.lines.get(x.record.id) == x.line_hash}
+    again = build_catalog((x.record for x in after), kept)
+    assert again == now and list(again.entries.items()) == list(now.entries.items())
     afresh = plan.page_units(after, now, "global")
     hashed: list[str] = []
     real = plan._record_input

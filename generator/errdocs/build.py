@@ -25,6 +25,7 @@ from errdocs.catalog.memo import (
     catalog_data,
     catalog_from,
     keep_lines,
+    kept_entries,
     memo_key,
     pages_data,
     pages_from,
@@ -386,7 +387,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
     model = memo_key(found.lights, rendering)
-    catalog = memo.get(CATALOG, model, lambda: build_catalog(x.record for x in found.lights),
+    catalog = memo.get(CATALOG, model, lambda: build_catalog(
+        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights)),
                        catalog_data, catalog_from)
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).

@@ -83,6 +83,8 @@ class Memo:
         self.work = work
         self._new: dict[str, tuple[str, bytes]] = {}
         """Rows made this build (name to key and data), written by :meth:`save`."""
+        self._previous: dict[str, Any] = {}
+        """What :meth:`previous` read, by row (each row is read and decoded once)."""
 
     def get(self, name: str, key: str, make: Callable[[], T], encode: Callable[[T], Any],
             decode: Callable[[Any], T]) -> T:
@@ -101,15 +103,15 @@ class Memo:
     def previous(self, name: str, decode: Callable[[Any], T]) -> tuple[str, T] | None:
         """Row ``name`` whatever its key, with its key, when its bytes are the bytes written
         and decode: what an earlier build made for that key (rows made this build are not
-        written yet)."""
-        found = self._read(name, None)
-        if found is None:
-            return None
-        key, data = found
-        try:
-            return key, decode(marshal.loads(data))
-        except _FAILED:
-            return None
+        written yet). ``decode`` is the row's: each row is read once."""
+        if name not in self._previous:
+            found = self._read(name, None)
+            try:
+                self._previous[name] = None if found is None else (
+                    found[0], decode(marshal.loads(found[1])))
+            except _FAILED:
+                self._previous[name] = None
+        return self._previous[name]
 
     def keep(self, name: str, key: str, value: Any) -> None:
         """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``."""
@@ -127,7 +129,9 @@ class Memo:
         return remember
 
     def save(self) -> None:
-        """Write the rows made this build (one transaction; nothing when none was)."""
+        """Write the rows made this build (one transaction; nothing when none was), and
+        forget the earlier rows read."""
+        self._previous.clear()
         if not self._new:
             return
         with Catalogue(self.work) as catalogue, catalogue.writing():
@@ -199,21 +203,37 @@ def keep_lines(memo: Memo, model: str, code: str, lights: Iterable[Light]) -> No
     memo.keep(LINES, model, (code, {x.record.id: x.line_hash for x in lights}))
 
 
+def previous_model(memo: Memo, code: str) -> tuple[str, Catalog, dict[str, str]] | None:
+    """The catalogue model an earlier build kept, its key and each record's line hash then,
+    or ``None``. Only those of an errdocs whose render key was ``code``: the rows outlive
+    errdocs' code, and another errdocs may make other entries and keys of the same lines."""
+    catalog = memo.previous(CATALOG, catalog_from)
+    lines = memo.previous(LINES, _lines_from) if catalog else None
+    if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[0]:
+        return None  # another errdocs's, or not of one model (a lost or damaged row)
+    return catalog[0], catalog[1], lines[1][1]
+
+
+def kept_entries(memo: Memo, code: str, lights: Iterable[Light]) -> dict[str, Entry]:
+    """The entries an earlier build's model (:func:`previous_model`) has of the records whose
+    line did not change, by id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
+    found = previous_model(memo, code)
+    if found is None:
+        return {}
+    _key, catalog, lines = found
+    entries = catalog.entries
+    return {x.record.id: entries[x.record.id] for x in lights
+            if lines.get(x.record.id) == x.line_hash and x.record.id in entries}
+
+
 def previous_units(memo: Memo, code: str) -> Previous | None:
     """The page units an earlier build kept, with the catalogue model and the line hashes
-    they were made from (rows of one model key), or ``None``. Only those of an errdocs whose
-    render key was ``code``: the rows outlive errdocs' code, and another errdocs may make
-    other entries and keys of the same lines."""
+    they were made from (rows of one model key; :func:`previous_model`), or ``None``."""
     units = memo.previous(UNITS, units_from_data)
-    catalog = memo.previous(CATALOG, catalog_from) if units else None
-    lines = memo.previous(LINES, _lines_from) if catalog else None
-    if units is None or catalog is None or lines is None:
+    found = previous_model(memo, code) if units else None
+    if units is None or found is None or units[1][0] != found[0]:
         return None
-    model, made = units[1]
-    then, hashes = lines[1]
-    if then != code or not catalog[0] == lines[0] == model:
-        return None  # another errdocs's, or not of one model (a lost or damaged row)
-    return Previous(catalog[1], hashes, made)
+    return Previous(found[1], found[2], units[1][1])
 
 
 def _lines_from(data: Any) -> tuple[str, dict[str, str]]:
