@@ -18,12 +18,15 @@ from typing import Protocol
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.memo import (
     CATALOG,
+    HOME,
     INDEX_PAGES,
     ROOT_PAGES,
     UNITS,
     Memo,
     catalog_data,
     catalog_from,
+    home_data,
+    home_from,
     keep_lines,
     kept_entries,
     memo_key,
@@ -99,6 +102,7 @@ from errdocs.units.plan import (
     page_units,
     plan,
     render_key,
+    stable_hash,
     unit_count,
 )
 from errdocs.units.progress import Progress, announce, wanted
@@ -401,7 +405,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     root_pages = memo.get(ROOT_PAGES, model, lambda: render_root_pages(catalog, changes=True),
                           pages_data, pages_from)  # made from the catalogue alone
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
-    home = render_home_fragment(catalog, settings.subtree, changes=True)
+    # Kept with the pages it links (the root unit's only record pages): both are made from
+    # every entry.
+    home, recent = memo.get(HOME, stable_hash(model, settings.subtree), lambda: (
+        render_home_fragment(catalog, settings.subtree, changes=True),
+        [e.path for e in recent_entries(catalog)]), home_data, home_from)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     # The listings' filters' data files (made again only for the records that changed).
     filters = filter_files(settings, catalog, rendering, remember=memo.remember(model))
@@ -441,7 +449,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()}
-                               | {f"{sub}/{e.path}" for e in recent_entries(catalog)}
+                               | {f"{sub}/{path}" for path in recent}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)

@@ -44,6 +44,9 @@ UNITS = "units"
 """The row of the record and hub units (their members and keys)."""
 ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
+HOME = "home"
+"""The row of the home page's summary and the record pages it lists (made from every
+entry)."""
 INDEX_PAGES = "index-pages"
 """The row of the paged index of every record (``/api/index/``)."""
 LINES = "lines"
@@ -263,6 +266,20 @@ def keys_from(data: Any) -> dict[str, str]:
             isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         raise TypeError("not part keys")
     return data
+
+
+def home_data(home: tuple[Page, list[str]]) -> tuple[tuple[str, str], tuple[str, ...]]:
+    """The home page's summary and the paths of the record pages it lists, as strings."""
+    return pages_data([home[0]])[0], tuple(home[1])
+
+
+def home_from(data: Any) -> tuple[Page, list[str]]:
+    """What :func:`home_data` gave ``data`` for (TypeError or ValueError when it is not such
+    a value)."""
+    page, paths = data
+    if not all(isinstance(p, str) for p in paths):
+        raise TypeError("not paths")
+    return pages_from([page])[0], list(paths)
 
 
 def pages_data(pages: Iterable[Page]) -> tuple[tuple[str, str], ...]:
