@@ -174,8 +174,7 @@ def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None =
         name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
         path = f"{repo_dir}/{name}.md"
         kept = known.get(record.id) if known else None
-        entries[record.id] = entry_of(record, path) if kept is None else replace(
-            kept, path=path, title=None, family=None)  # what entry_of sets, as it sets it
+        entries[record.id] = entry_of(record, path) if kept is None else _as_made(kept, path)
     for record_id, title in record_titles(records).items():
         entries[record_id] = replace(entries[record_id], title=title)
     relations = build_relations(
@@ -189,6 +188,14 @@ def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None =
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
     return Catalog(entries, groups, relations)
+
+
+def _as_made(kept: Entry, path: str) -> Entry:
+    """What :func:`entry_of` gives the record of ``kept`` (an earlier catalogue's entry of
+    the same record) at ``path``: ``kept`` itself unless it differs in what it does not set."""
+    if kept.path == path and kept.title is None and kept.family is None:
+        return kept  # (frozen: shared, as entry_of's own entries are)
+    return replace(kept, path=path, title=None, family=None)
 
 
 def entry_of(record: Record, path: str) -> Entry:
