@@ -167,3 +167,28 @@ def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Pat
     previous = memo.previous_units(kept, code)
     assert previous is not None and len(previous.lines) == 12
     assert memo.previous_units(kept, "another errdocs") is None
+
+
+def test_rows_are_decoded_with_the_collector_paused(tmp_path: Path) -> None:
+    """Decoding makes only acyclic values: no collection runs meanwhile, and the collector
+    is as it was afterwards (on, or off when the caller had turned it off)."""
+    import gc
+
+    kept = memo.Memo(tmp_path)
+    kept.get("row", "key", lambda: ("value",), lambda v: v, lambda d: d)
+    kept.save()
+    seen: list[bool] = []
+
+    def decode(data: object) -> object:
+        seen.append(gc.isenabled())
+        return data
+
+    assert memo.Memo(tmp_path).get("row", "key", lambda: (), lambda v: v, decode) == ("value",)
+    assert memo.Memo(tmp_path).previous("row", decode) == ("key", ("value",))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        memo.Memo(tmp_path).get("row", "key", lambda: (), lambda v: v, decode)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
