@@ -14,6 +14,7 @@ import pytest
 
 from errdocs import build
 from errdocs.catalog import memo
+from errdocs.search import boxdata
 
 from .conftest import ROOT
 from .helpers import build_project, cold_site, prefix_field, site_tree
@@ -22,25 +23,33 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
-ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1}
-ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2}
+ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1, "home": 1, "keys": 2}
+ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2, "home": 2, "keys": 4}
+KEY_ROWS = (f"{memo.KEYS}boxes", f"{memo.KEYS}filters")
+"""The rows of the data files' part keys (:meth:`memo.Memo.remember`)."""
 
 
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """How many times the builds made the catalogue model, the page units, the root's pages
-    and the paged index."""
-    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0}
-    for name, real, count in (("build_catalog", build.build_catalog, "catalog"),
-                              ("page_units", build.page_units, "units"),
-                              ("render_root_pages", build.render_root_pages, "root"),
-                              ("index_files", build.index_files, "index")):
+    """How many times the builds made the catalogue model, the page units, the root's pages,
+    the paged index, the home page's summary and the data files' part keys (the boxes' and
+    the filters')."""
+    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0, "home": 0, "keys": 0}
+    for module, name, count in ((build, "build_catalog", "catalog"),
+                                (build, "page_units", "units"),
+                                (build, "render_root_pages", "root"),
+                                (build, "index_files", "index"),
+                                (build, "render_home_fragment", "home"),
+                                (boxdata, "box_keys", "keys"),
+                                (boxdata, "filter_keys", "keys")):
+        real = getattr(module, name)
+
         def counted(*args: object, _real: object = real, _count: str = count,
                     **kwargs: object) -> object:
             counts[_count] += 1
             return _real(*args, **kwargs)  # type: ignore[operator]
 
-        monkeypatch.setattr(build, name, counted)
+        monkeypatch.setattr(module, name, counted)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     return counts
 
@@ -64,7 +73,8 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
     data = synth.write(12, tmp_path / "data.jsonl", seed=5)
     build_project(project, data)
     assert made == ALL_ONCE
-    assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES}
+    assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES,
+                                   memo.LINES, memo.HOME, *KEY_ROWS}
     build_project(project, data)  # nothing changed
     assert made == ALL_ONCE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
@@ -95,7 +105,7 @@ def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
     # The model (and what is made from it alone) is not made from the config.
-    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1}
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2}
 
 
 @pytest.mark.parametrize("damage", ["truncated", "foreign", "garbage", "table", "file"])
@@ -104,7 +114,7 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
     data = synth.write(12, tmp_path / "data.jsonl", seed=8)
     build_project(project, data)
     rows = _rows(project)
-    assert len(rows) == 4
+    assert len(rows) == 6 + len(KEY_ROWS)
     for name, (_key, _digest, blob) in rows.items():
         if damage == "truncated":  # bytes cut short: the digest does not match
             _set_data(project, name, blob[:-10], digest=False)
@@ -146,3 +156,39 @@ def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
         assert again.related(x.record) == catalog.related(x.record)
     units = page_units(lights, catalog, "key")
     assert units_from(marshal.loads(marshal.dumps(units_data(units)))) == units
+
+
+def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Path) -> None:
+    """The rows outlive errdocs' code (the memo key tells them apart): an earlier build's
+    units are reused in part only when made by an errdocs of the same render key."""
+    build_project(project, synth.write(12, tmp_path / "data.jsonl", seed=10))
+    code, _lines = marshal.loads(_rows(project)[memo.LINES][2])
+    kept = memo.Memo(project / ".errdocs")
+    previous = memo.previous_units(kept, code)
+    assert previous is not None and len(previous.lines) == 12
+    assert memo.previous_units(kept, "another errdocs") is None
+
+
+def test_rows_are_decoded_with_the_collector_paused(tmp_path: Path) -> None:
+    """Decoding makes only acyclic values: no collection runs meanwhile, and the collector
+    is as it was afterwards (on, or off when the caller had turned it off)."""
+    import gc
+
+    kept = memo.Memo(tmp_path)
+    kept.get("row", "key", lambda: ("value",), lambda v: v, lambda d: d)
+    kept.save()
+    seen: list[bool] = []
+
+    def decode(data: object) -> object:
+        seen.append(gc.isenabled())
+        return data
+
+    assert memo.Memo(tmp_path).get("row", "key", lambda: (), lambda v: v, decode) == ("value",)
+    assert memo.Memo(tmp_path).previous("row", decode) == ("key", ("value",))
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        memo.Memo(tmp_path).get("row", "key", lambda: (), lambda v: v, decode)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

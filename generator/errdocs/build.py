@@ -18,15 +18,23 @@ from typing import Protocol
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.memo import (
     CATALOG,
+    HOME,
     INDEX_PAGES,
     ROOT_PAGES,
     UNITS,
     Memo,
     catalog_data,
     catalog_from,
+    home_data,
+    home_from,
+    keep_lines,
+    kept_entries,
     memo_key,
     pages_data,
     pages_from,
+    previous_units,
+    units_data_of,
+    units_from_data,
     units_key,
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
@@ -94,9 +102,8 @@ from errdocs.units.plan import (
     page_units,
     plan,
     render_key,
+    stable_hash,
     unit_count,
-    units_data,
-    units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
@@ -384,11 +391,13 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
     model = memo_key(found.lights, rendering)
-    catalog = memo.get(CATALOG, model, lambda: build_catalog(x.record for x in found.lights),
+    catalog = memo.get(CATALOG, model, lambda: build_catalog(
+        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights)),
                        catalog_data, catalog_from)
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
-    boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text)
+    boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text,
+                     remember=memo.remember(model))
     lights = found.lights
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
@@ -396,10 +405,14 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     root_pages = memo.get(ROOT_PAGES, model, lambda: render_root_pages(catalog, changes=True),
                           pages_data, pages_from)  # made from the catalogue alone
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
-    home = render_home_fragment(catalog, settings.subtree, changes=True)
+    # Kept with the pages it links (the root unit's only record pages): both are made from
+    # every entry.
+    home, recent = memo.get(HOME, stable_hash(model, settings.subtree), lambda: (
+        render_home_fragment(catalog, settings.subtree, changes=True),
+        [e.path for e in recent_entries(catalog)]), home_data, home_from)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     # The listings' filters' data files (made again only for the records that changed).
-    filters = filter_files(settings, catalog, rendering)
+    filters = filter_files(settings, catalog, rendering, remember=memo.remember(model))
     resolve = resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
     generated.update(path for path, _hash in boxes.files + filters.files)
@@ -420,7 +433,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
     pages = memo.get(UNITS, units_key(model, everything),
-                     lambda: page_units(lights, catalog, everything), units_data, units_from)
+                     lambda: _page_units(memo, model, rendering, lights, catalog,
+                                         everything),
+                     units_data_of(model), lambda data: units_from_data(data)[1])
     memo.save()
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
                  everything, boxes.files + filters.files + file_keys(static), changed_pages,
@@ -434,13 +449,23 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()}
-                               | {f"{sub}/{e.path}" for e in recent_entries(catalog)}
+                               | {f"{sub}/{path}" for path in recent}
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)
     return _Prepared(ctx, units, generated, known, frozenset(generated - present),
                      found.problems, len(found.lights), written, boxes.problems,
                      boxes.unconverted)
+
+
+def _page_units(memo: Memo, model: str, rendering: str, lights: list[Light], catalog: Catalog,
+                everything: str) -> list[Unit]:
+    """The page units, made with what an earlier build kept (:func:`previous_units`: the
+    pages whose inputs did not change keep their keys), and the line hashes they are made
+    from kept with them."""
+    units = page_units(lights, catalog, everything, previous_units(memo, rendering))
+    keep_lines(memo, model, rendering, lights)
+    return units
 
 
 def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> None:

@@ -19,11 +19,13 @@ rows that are still true.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import marshal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -33,6 +35,7 @@ from errdocs.catalog.related import Relations
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.pages.render import Page
+from errdocs.units.plan import Previous, Unit, UnitsData, units_data, units_from
 
 TABLE = """CREATE TABLE IF NOT EXISTS model_memo (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)
@@ -43,8 +46,17 @@ UNITS = "units"
 """The row of the record and hub units (their members and keys)."""
 ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
+HOME = "home"
+"""The row of the home page's summary and the record pages it lists (made from every
+entry)."""
 INDEX_PAGES = "index-pages"
 """The row of the paged index of every record (``/api/index/``)."""
+LINES = "lines"
+"""The row of each record's line hash, by id, when the page units were made (kept with
+them: :func:`previous_units`)."""
+KEYS = "keys-"
+"""The prefix of the rows of data files' part keys (:meth:`Memo.remember`): a build whose
+records did not change hashes none of them again."""
 _ENTRY = tuple(f.name for f in fields(Entry))
 _KINDS = tuple(GroupKind)
 _FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError)
@@ -76,6 +88,8 @@ class Memo:
         self.work = work
         self._new: dict[str, tuple[str, bytes]] = {}
         """Rows made this build (name to key and data), written by :meth:`save`."""
+        self._previous: dict[str, Any] = {}
+        """What :meth:`previous` read, by row (each row is read and decoded once)."""
 
     def get(self, name: str, key: str, make: Callable[[], T], encode: Callable[[T], Any],
             decode: Callable[[Any], T]) -> T:
@@ -84,15 +98,47 @@ class Memo:
         found = self._read(name, key)
         if found is not None:
             try:
-                return decode(marshal.loads(found))
+                with _collector_paused():
+                    return decode(marshal.loads(found[1]))
             except _FAILED:
                 pass  # not what this module wrote: made again, as without a row
         value = make()
-        self._new[name] = (key, marshal.dumps(encode(value)))
+        self.keep(name, key, encode(value))
         return value
 
+    def previous(self, name: str, decode: Callable[[Any], T]) -> tuple[str, T] | None:
+        """Row ``name`` whatever its key, with its key, when its bytes are the bytes written
+        and decode: what an earlier build made for that key (rows made this build are not
+        written yet). ``decode`` is the row's: each row is read once."""
+        if name not in self._previous:
+            found = self._read(name, None)
+            try:
+                with _collector_paused():
+                    self._previous[name] = None if found is None else (
+                        found[0], decode(marshal.loads(found[1])))
+            except _FAILED:
+                self._previous[name] = None
+        return self._previous[name]
+
+    def keep(self, name: str, key: str, value: Any) -> None:
+        """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``."""
+        self._new[name] = (key, marshal.dumps(value))
+
+    def remember(self, model: str) -> Callable[[str, Callable[[], dict[str, str]]],
+                                               dict[str, str]]:
+        """What keeps the part keys of data files made from the catalogue model of key
+        ``model`` (:data:`errdocs.search.boxdata.Remember`): a row a kind of keys (named by
+        what precedes the first U+0000 of the string it is given), under a hash of ``model``
+        and that string (what else the keys are made from)."""
+        def remember(extra: str, make: Callable[[], dict[str, str]]) -> dict[str, str]:
+            key = hashlib.sha256(f"{model}\0{extra}".encode()).hexdigest()
+            return self.get(KEYS + extra.partition("\0")[0], key, make, dict, keys_from)
+        return remember
+
     def save(self) -> None:
-        """Write the rows made this build (one transaction; nothing when none was)."""
+        """Write the rows made this build (one transaction; nothing when none was), and
+        forget the earlier rows read."""
+        self._previous.clear()
         if not self._new:
             return
         with Catalogue(self.work) as catalogue, catalogue.writing():
@@ -105,8 +151,9 @@ class Memo:
             catalogue.commit(prune=False)
         self._new.clear()
 
-    def _read(self, name: str, key: str) -> bytes | None:
-        """The row's bytes when it was kept for ``key`` and they are the bytes written."""
+    def _read(self, name: str, key: str | None) -> tuple[str, bytes] | None:
+        """The row's key and bytes when it was kept for ``key`` (any key: ``None``) and they
+        are the bytes written."""
         try:
             with Catalogue(self.work, keep=False) as catalogue:
                 db = catalogue.db
@@ -115,10 +162,25 @@ class Memo:
                     (name,)).fetchone()
         except sqlite3.Error:  # no table yet, or a damaged catalogue (the scan remakes it)
             return None
-        if row is None or row[0] != key or not isinstance(row[2], bytes) or (
-                _digest(row[2]) != row[1]):
+        if row is None or (key is not None and row[0] != key) or not isinstance(
+                row[2], bytes) or _digest(row[2]) != row[1]:
             return None
-        return row[2]
+        return str(row[0]), row[2]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a row is decoded: it makes only acyclic values
+    (strings, tuples, dicts, entries), but so many that the collections their allocations
+    set off (each walking every object tracked, the build's records too) were most of the
+    decoding's time (70% at 20,000 records) and grew faster than the records."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _digest(data: bytes) -> bytes:
@@ -155,6 +217,88 @@ def catalog_from(data: Any) -> Catalog:
     families, family_repos, files, categories, category_files = (dict(x) for x in relations)
     return Catalog(entries, by_kind, Relations(families, family_repos, files, categories,
                                                category_files))
+
+
+def keep_lines(memo: Memo, model: str, code: str, lights: Iterable[Light]) -> None:
+    """Keep each record's line hash (with ``code``, the render key they were read with) as
+    the :data:`LINES` row of ``model``: what the next build's :func:`previous_units` needs."""
+    memo.keep(LINES, model, (code, {x.record.id: x.line_hash for x in lights}))
+
+
+def previous_model(memo: Memo, code: str) -> tuple[str, Catalog, dict[str, str]] | None:
+    """The catalogue model an earlier build kept, its key and each record's line hash then,
+    or ``None``. Only those of an errdocs whose render key was ``code``: the rows outlive
+    errdocs' code, and another errdocs may make other entries and keys of the same lines."""
+    catalog = memo.previous(CATALOG, catalog_from)
+    lines = memo.previous(LINES, _lines_from) if catalog else None
+    if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[0]:
+        return None  # another errdocs's, or not of one model (a lost or damaged row)
+    return catalog[0], catalog[1], lines[1][1]
+
+
+def kept_entries(memo: Memo, code: str, lights: Iterable[Light]) -> dict[str, Entry]:
+    """The entries an earlier build's model (:func:`previous_model`) has of the records whose
+    line did not change, by id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
+    found = previous_model(memo, code)
+    if found is None:
+        return {}
+    _key, catalog, lines = found
+    entries = catalog.entries
+    return {x.record.id: entries[x.record.id] for x in lights
+            if lines.get(x.record.id) == x.line_hash and x.record.id in entries}
+
+
+def previous_units(memo: Memo, code: str) -> Previous | None:
+    """The page units an earlier build kept, with the catalogue model and the line hashes
+    they were made from (rows of one model key; :func:`previous_model`), or ``None``."""
+    units = memo.previous(UNITS, units_from_data)
+    found = previous_model(memo, code) if units else None
+    if units is None or found is None or units[1][0] != found[0]:
+        return None
+    return Previous(found[1], found[2], units[1][1])
+
+
+def _lines_from(data: Any) -> tuple[str, dict[str, str]]:
+    code, lines = data
+    if not isinstance(code, str):
+        raise TypeError("not a render key")
+    return code, keys_from(lines)
+
+
+def units_data_of(model: str) -> Callable[[list[Unit]], tuple[str, UnitsData]]:
+    """What the memo keeps of page units made from the model of key ``model``."""
+    return lambda units: (model, units_data(units))
+
+
+def units_from_data(data: Any) -> tuple[str, list[Unit]]:
+    """The model key and page units :func:`units_data_of` kept."""
+    model, units = data
+    if not isinstance(model, str):
+        raise TypeError("not a model key")
+    return model, units_from(units)
+
+
+def keys_from(data: Any) -> dict[str, str]:
+    """A dict of strings kept (part keys, line hashes; TypeError when ``data`` is not
+    such a value)."""
+    if not isinstance(data, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise TypeError("not part keys")
+    return data
+
+
+def home_data(home: tuple[Page, list[str]]) -> tuple[tuple[str, str], tuple[str, ...]]:
+    """The home page's summary and the paths of the record pages it lists, as strings."""
+    return pages_data([home[0]])[0], tuple(home[1])
+
+
+def home_from(data: Any) -> tuple[Page, list[str]]:
+    """What :func:`home_data` gave ``data`` for (TypeError or ValueError when it is not such
+    a value)."""
+    page, paths = data
+    if not all(isinstance(p, str) for p in paths):
+        raise TypeError("not paths")
+    return pages_from([page])[0], list(paths)
 
 
 def pages_data(pages: Iterable[Page]) -> tuple[tuple[str, str], ...]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
@@ -159,8 +159,10 @@ def shown_tags(record: Record) -> list[str]:
     return list(seen.values())
 
 
-def build_catalog(records: Iterable[Record]) -> Catalog:
-    """Assign paths and collect groups. Deterministic for the same set of records."""
+def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None = None) -> Catalog:
+    """Assign paths and collect groups. Deterministic for the same set of records. ``known``:
+    entries an earlier catalogue made of some of the same records (the same lines read by the
+    same errdocs), by id: what :func:`entry_of` gives them is theirs, not made again."""
     records = sorted(records, key=lambda r: (r.repo.casefold(), r.analyzed_at or "", r.id))
     repo_dirs = _repo_dirs(r.repo for r in records)
     entries: dict[str, Entry] = {}
@@ -171,7 +173,8 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         suffix = segment(record.id)[:8].rstrip("-.")
         name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
         path = f"{repo_dir}/{name}.md"
-        entries[record.id] = entry_of(record, path)
+        kept = known.get(record.id) if known else None
+        entries[record.id] = entry_of(record, path) if kept is None else _as_made(kept, path)
     for record_id, title in record_titles(records).items():
         entries[record_id] = replace(entries[record_id], title=title)
     relations = build_relations(
@@ -185,6 +188,14 @@ def build_catalog(records: Iterable[Record]) -> Catalog:
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
     return Catalog(entries, groups, relations)
+
+
+def _as_made(kept: Entry, path: str) -> Entry:
+    """What :func:`entry_of` gives the record of ``kept`` (an earlier catalogue's entry of
+    the same record) at ``path``: ``kept`` itself unless it differs in what it does not set."""
+    if kept.path == path and kept.title is None and kept.family is None:
+        return kept  # (frozen: shared, as entry_of's own entries are)
+    return replace(kept, path=path, title=None, family=None)
 
 
 def entry_of(record: Record, path: str) -> Entry:

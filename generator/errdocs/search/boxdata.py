@@ -106,17 +106,40 @@ class _Row:
         return [f for _key, files in self.parts.values() for f in files]
 
 
+Keys = dict[str, str]
+"""Each part's name and key."""
+Remember = Callable[[str, Callable[[], Keys]], Keys]
+"""Gives the keys kept for the same records, catalogue and code under a key (a string of
+what else they are made from), else makes them and keeps them: the caller's memo
+(:mod:`errdocs.catalog.memo`), so a build whose records did not change hashes none of them."""
+
+
+def _made(_extra: str, make: Callable[[], Keys]) -> Keys:
+    """No memo: the keys are made."""
+    return make()
+
+
 def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code: str, *,
-             full_text: bool) -> BoxData:
+             full_text: bool, remember: Remember = _made) -> BoxData:
     """The data files for ``lights``: from the catalogue's row when the files on disk were made
     for the same data key (and are all there); else only the parts whose key changed are made
     (``code``: a hash of errdocs' code, :func:`errdocs.units.plan.render_key`). The record
     chunks read only their records, so a change to what records mean remakes the chunks of
-    those records alone; anything the lookup index reads remakes everything."""
+    those records alone; anything the lookup index reads remakes everything. ``remember``
+    keeps the parts' keys for these records, catalogue and code."""
     work = settings.work_dir
     hand = hand_pages(settings)
-    order = sorted(lights, key=lambda x: catalog.entries[x.record.id].path)  # the index's
-    keys = box_keys(lights, order, catalog, code, hand, full_text, _profile(settings))
+    profile = _profile(settings)
+    sort: list[list[Light]] = []
+
+    def order() -> list[Light]:
+        """The records in the index's order (sorted once, when needed)."""
+        if not sort:
+            sort.append(sorted(lights, key=lambda x: catalog.entries[x.record.id].path))
+        return sort[0]
+
+    keys = remember(f"boxes\0{full_text}\0{profile}\0{hand!r}", lambda: box_keys(
+        lights, order(), catalog, code, hand, full_text, profile))
     key = _joined(keys)
     old = _read_any(settings, work, BOXES)
     if old is not None and any(p.record_id is None for p in old.problems):
@@ -128,7 +151,7 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     if old is not None and known.get(INDEX, ("",))[0] == keys[INDEX]:
         entries = catalog.entries
         made = [chunk_file(n, [(entries[x.record.id].path, x.record)
-                               for x in order[n * CHUNK:(n + 1) * CHUNK]])
+                               for x in order()[n * CHUNK:(n + 1) * CHUNK]])
                 for n in range(len(keys) - 1) if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]]
         problems, unconverted = _placed(old.problems, lights), old.unconverted
     else:
@@ -185,17 +208,20 @@ def box_keys(lights: Sequence[Light], order: Sequence[Light], catalog: Catalog, 
     return keys
 
 
-def filter_files(settings: Settings, catalog: Catalog, code: str) -> BoxData:
+def filter_files(settings: Settings, catalog: Catalog, code: str, *,
+                 remember: Remember = _made) -> BoxData:
     """The listings' filter data (:func:`errdocs.pages.filters.filter_data`), kept like the
     boxes': a row file reads only its records' entries, so a changed record remakes its row
     file; anything a listing reads (which records, in which order, their facets' values)
-    remakes everything."""
-    keys, members = filter_keys(catalog, code, _profile(settings))
+    remakes everything. ``remember`` keeps the parts' keys for this catalogue and code."""
+    profile = _profile(settings)
+    keys = remember(f"filters\0{profile}", lambda: filter_keys(catalog, code, profile))
     key = _joined(keys)
     old = _read_any(settings, settings.work_dir, FILTERS)
     if old is not None and old.key == key:
         return BoxData(key, old.files(), None, (), 0, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
+    members = row_members(catalog)
     if known.get(LISTINGS, ("",))[0] == keys[LISTINGS]:
         made = [row_file_page(n, chosen) for n, chosen in enumerate(members)
                 if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]]
@@ -205,18 +231,24 @@ def filter_files(settings: Settings, catalog: Catalog, code: str) -> BoxData:
     return _assembled(key, keys, known, made, lambda path: rows.get(path, LISTINGS), (), 0)
 
 
-def filter_keys(catalog: Catalog, code: str,
-                profile: str) -> tuple[dict[str, str], list[list[Entry]]]:
-    """Each part's key, and the entries of each row file. :data:`LISTINGS`' hashes every
-    listing's records in order and each record's values of the facets (the fields they are
-    made from); row file *n*'s hashes every field of its entries (a row shows some and
-    filters by others)."""
+def row_members(catalog: Catalog) -> list[list[Entry]]:
+    """The entries of each row file, in the catalogue's order."""
     entries = catalog.entries
-    count = row_file_count(len(entries))
-    digest = hashlib.sha256(f"{code}\0{profile}\0{count}".encode())
-    members: list[list[Entry]] = [[] for _ in range(count)]
+    members: list[list[Entry]] = [[] for _ in range(row_file_count(len(entries)))]
     for entry in entries.values():
-        members[row_file(entry.record_id, count)].append(entry)
+        members[row_file(entry.record_id, len(members))].append(entry)
+    return members
+
+
+def filter_keys(catalog: Catalog, code: str, profile: str) -> Keys:
+    """Each part's key. :data:`LISTINGS`' hashes every listing's records in order and each
+    record's values of the facets (the fields they are made from); row file *n*'s hashes
+    every field of its entries (a row shows some and filters by others)."""
+    entries = catalog.entries
+    members = row_members(catalog)
+    count = len(members)
+    digest = hashlib.sha256(f"{code}\0{profile}\0{count}".encode())
+    for entry in entries.values():
         digest.update("\0".join((entry.record_id, *map(str, (
             entry.error_class, entry.error_type, entry.severity, entry.handling,
             entry.language, entry.repo)))).encode() + b"\1")
@@ -232,7 +264,7 @@ def filter_keys(catalog: Catalog, code: str,
         for entry in chosen:
             digest.update(repr(entry).encode() + b"\1")
         keys[_chunk(number)] = digest.hexdigest()
-    return keys, members
+    return keys
 
 
 def _chunk(number: int) -> str:

@@ -24,10 +24,11 @@ unchanged key means an unchanged output.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TypeVar
 
 from errdocs.catalog import paging
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, shown_tags
@@ -40,6 +41,7 @@ from errdocs.units import engine
 UNIT_SIZE = 512
 """Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
 tiny; within a unit only pages whose inputs changed are built again."""
+K = TypeVar("K")
 DATA_UNIT_FILES = 1024
 """Data files a data unit aims at: a change links its unit's files again."""
 ROOT = "root"
@@ -130,10 +132,103 @@ def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
     return units
 
 
-def page_units(lights: list[Light], catalog: Catalog, global_key: str) -> list[Unit]:
+@dataclass(frozen=True)
+class Previous:
+    """What an earlier build's page units were made from (the memo's, :mod:`errdocs.catalog.memo`):
+    a page whose inputs are provably those it had then keeps its key, not hashed again."""
+
+    catalog: Catalog
+    """The catalogue model then."""
+    lines: dict[str, str]
+    """Each record's line hash then, by id."""
+    units: list[Unit]
+    """The page units then (made from :attr:`catalog` and :attr:`lines`)."""
+
+
+@dataclass(frozen=True)
+class _Known:
+    """The page keys of an earlier build, and which records' pages must be hashed again."""
+
+    keys: dict[str, str]
+    """Generated-tree path to the page's key then."""
+    dirty: set[str]
+    """Ids of records whose page's inputs may have changed (any other record page's inputs
+    are those it had then)."""
+    groups: dict[GroupKind, dict[str, Group]]
+    """The groups then."""
+    moved: set[str]
+    """Ids of records whose entry changed, was added or removed."""
+
+    def group_keys(self, group: Group) -> list[tuple[str, str]] | None:
+        """The page keys ``group``'s pages had, when it shows what it showed then: the same
+        label and path, the same records in the same order, none of whose entry changed."""
+        old = self.groups[group.kind].get(group.key)
+        if old is None or (old.label, old.path) != (group.label, group.path) or (
+                list(map(_ID, old.entries)) != list(map(_ID, group.entries))) or (
+                not self.moved.isdisjoint(map(_ID, group.entries))):
+            return None
+        pages = group_pages(group)
+        found = [(path, self.keys[path]) for path in pages if path in self.keys]
+        return found if len(found) == len(pages) else None
+
+
+def _ID(entry: Entry) -> str:
+    return entry.record_id
+
+
+def page_units(lights: list[Light], catalog: Catalog, global_key: str,
+               previous: Previous | None = None) -> list[Unit]:
     """The hub units, then the record units, with their keys: made from every record (each
-    page's inputs hashed), so a build keeps them between builds (:mod:`errdocs.catalog.memo`)."""
-    return [*_hub_units(catalog, global_key), *_record_units(lights, catalog, global_key)]
+    page's inputs hashed), so a build keeps them between builds (:mod:`errdocs.catalog.memo`).
+    With ``previous``, the pages whose inputs did not change keep their keys then."""
+    known = None if previous is None else _known(lights, catalog, previous)
+    return [*_hub_units(catalog, global_key, known),
+            *_record_units(lights, catalog, global_key, known)]
+
+
+def _dirty_lists(dirty: set[str], moved: set[str],
+                 lists: tuple[Mapping[K, tuple[str, ...]], Mapping[K, tuple[str, ...]]],
+                 extra: tuple[Mapping[K, object], Mapping[K, object]]) -> None:
+    """Add to ``dirty`` the records of each list (then and now) that changed, whose
+    companion value (``extra``: where a family's repositories start, a category's files)
+    changed, or that holds a record of ``moved``."""
+    (before, after), (before_extra, after_extra) = lists, extra
+    for key in before.keys() | after.keys():
+        was, new = before.get(key, ()), after.get(key, ())
+        if was != new or before_extra.get(key) != after_extra.get(key) or (
+                not moved.isdisjoint(new)):
+            dirty.update(was)
+            dirty.update(new)
+
+
+def _known(lights: list[Light], catalog: Catalog, previous: Previous) -> _Known:
+    """What :class:`Previous` tells of this build's pages. A record page's inputs
+    (:func:`_record_input`) are its line, its entry, the label and path of each group it is
+    on and of its family's, and its related lists (:meth:`Catalog.related`), which read only
+    the members of its family, file and category (and their entries) and those lists' order.
+    So a record is dirty when its line or entry changed, when a group it was or is on changed
+    label or path (or came or went), or when one of its lists changed or holds a record whose
+    entry changed (or that came or went)."""
+    old, entries = previous.catalog, catalog.entries
+    dirty = {x.record.id for x in lights if previous.lines.get(x.record.id) != x.line_hash
+             or old.entries.get(x.record.id) != entries[x.record.id]}
+    moved = dirty | (old.entries.keys() - entries.keys())
+    for kind in GroupKind:
+        before, after = old.groups[kind], catalog.groups[kind]
+        for key in before.keys() | after.keys():
+            was, new = before.get(key), after.get(key)
+            if was is None or new is None or (was.label, was.path) != (new.label, new.path):
+                for group in (was, new):
+                    dirty.update(map(_ID, group.entries if group else ()))
+    then, now = old.relations, catalog.relations
+    _dirty_lists(dirty, moved, (then.families, now.families),
+                 (then.family_repos, now.family_repos))
+    _dirty_lists(dirty, moved, (then.files, now.files), ({}, {}))
+    _dirty_lists(dirty, moved, (then.categories, now.categories),
+                 (then.category_files, now.category_files))
+    keys = {path: key for unit in previous.units if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
+            for path, key in unit.page_keys}
+    return _Known(keys, dirty, old.groups, moved)
 
 
 UnitsData = tuple[tuple[str, str, tuple[str, ...], str, tuple[tuple[str, str], ...]], ...]
@@ -177,7 +272,7 @@ def _data_units(files: list[FileKey], global_key: str, prefix: str = "data") -> 
     return units
 
 
-def _hub_units(catalog: Catalog, global_key: str) -> list[Unit]:
+def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[Unit]:
     groups = [g for kind in GroupKind for g in catalog.groups[kind].values()]
     count = unit_count(sum(paging.page_count(len(g.entries)) for g in groups))
     members: list[list[Group]] = [[] for _ in range(count)]
@@ -186,14 +281,16 @@ def _hub_units(catalog: Catalog, global_key: str) -> list[Unit]:
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple(key for g in chosen for key in _group_page_keys(g))
+            keys = tuple(key for g in chosen for key in (
+                (known.group_keys(g) if known else None) or _group_page_keys(g)))
             units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
                               tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
                               keys))
     return units
 
 
-def _record_units(lights: list[Light], catalog: Catalog, global_key: str) -> list[Unit]:
+def _record_units(lights: list[Light], catalog: Catalog, global_key: str,
+                  known: _Known | None) -> list[Unit]:
     count = unit_count(len(lights))
     members: list[list[Light]] = [[] for _ in range(count)]
     for light in lights:
@@ -201,12 +298,20 @@ def _record_units(lights: list[Light], catalog: Catalog, global_key: str) -> lis
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple((catalog.entries[x.record.id].path,
-                          _hash(_record_input(x, catalog))) for x in chosen)
+            keys = tuple(_record_page_key(x, catalog, known) for x in chosen)
             units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS,
                               tuple(x.record.id for x in chosen), _unit_key(global_key, keys),
                               keys))
     return units
+
+
+def _record_page_key(light: Light, catalog: Catalog,
+                     known: _Known | None) -> tuple[str, str]:
+    """A record page's path and key: its key then when its inputs did not change."""
+    path = catalog.entries[light.record.id].path
+    if known is not None and light.record.id not in known.dirty and path in known.keys:
+        return path, known.keys[path]
+    return path, _hash(_record_input(light, catalog))
 
 
 def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:

@@ -1,0 +1,185 @@
+"""A refresh makes the catalogue model and the page units from what the previous build kept
+(:class:`plan.Previous`): only the entries of records whose line changed are made again, only
+the pages whose inputs may have changed are hashed again, and the model and units are exactly
+those made from scratch, whatever changed (a message, tags, a repository, a category, a file
+or line, an id, a record removed or added)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errdocs.catalog.model import build_catalog
+from errdocs.catalog.scan import Light, scan
+from errdocs.units import plan
+
+from .conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
+
+Edit = Callable[[list[dict[str, Any]]], None]
+"""Changes the data's records (each line's JSON, in order) in place."""
+
+
+def _record(lines: list[dict[str, Any]], number: int) -> dict[str, Any]:
+    return lines[number]["record"]
+
+
+def _message(lines: list[dict[str, Any]]) -> None:
+    _record(lines, 7)["errorMessage"] = "Refreshed: " + _record(lines, 7)["errorMessage"]
+
+
+def _same_message(lines: list[dict[str, Any]]) -> None:
+    """A message made another's: titles and families change."""
+    _record(lines, 9)["errorMessage"] = _record(lines, 30)["errorMessage"]
+
+
+def _tags(lines: list[dict[str, Any]]) -> None:
+    _record(lines, 11)["tags"] = ["brand-new-tag", *_record(lines, 11)["tags"][1:]]
+
+
+def _repo(lines: list[dict[str, Any]]) -> None:
+    _record(lines, 13)["repo"] = _record(lines, 50)["repo"]
+
+
+def _category(lines: list[dict[str, Any]]) -> None:
+    _record(lines, 15)["backgroundTag"] = "a-new-category"
+
+
+def _file_and_line(lines: list[dict[str, Any]]) -> None:
+    _record(lines, 17)["filePath"] = _record(lines, 60)["filePath"]
+    _record(lines, 17)["lineNumber"] = 3
+
+
+def _documentation(lines: list[dict[str, Any]]) -> None:
+    """What the error means: the record's own page and its listings' rows (its summary)."""
+    _record(lines, 19)["documentation"] = "Now explained otherwise. " + _record(
+        lines, 19)["documentation"]
+
+
+def _identifier(lines: list[dict[str, Any]]) -> None:
+    _record(lines, 21)["id"] = "renamed-" + _record(lines, 21)["id"]
+
+
+def _removed(lines: list[dict[str, Any]]) -> None:
+    del lines[23]
+
+
+def _added(lines: list[dict[str, Any]]) -> None:
+    twin = json.loads(json.dumps(lines[25]))
+    twin["record"]["id"] = "added-" + twin["record"]["id"]
+    lines.append(twin)
+
+
+def _other_repos(lines: list[dict[str, Any]], count: int) -> list[int]:
+    """The first records of ``count`` repositories."""
+    firsts: dict[str, int] = {}
+    for number, line in enumerate(lines):
+        firsts.setdefault(line["record"]["repo"].casefold(), number)
+    assert len(firsts) >= count
+    return list(firsts.values())[:count]
+
+
+def _shared_tag(lines: list[dict[str, Any]]) -> None:
+    """Two records share a tag (both versions)."""
+    for number in (40, 41):
+        _record(lines, number)["tags"].insert(0, "shared-tag")
+
+
+def _respelt_tag(lines: list[dict[str, Any]]) -> None:
+    """One of them spells it otherwise: the tag's label (most common spelling, then the first
+    in order) is the other record's page's too, which is not otherwise changed."""
+    _record(lines, 40)["tags"][0] = "SHARED-TAG"
+
+
+FAMILY = "A message of a family in two repositories"
+
+
+def _family(lines: list[dict[str, Any]]) -> None:
+    """Two records of two repositories share a message (both versions)."""
+    for number in _other_repos(lines, 2):
+        _record(lines, number)["errorMessage"] = FAMILY
+
+
+def _joins_family(lines: list[dict[str, Any]]) -> None:
+    """A record of a third repository takes their message: their pages' related lists list
+    it, and nothing else of their pages changes (their titles name their repositories)."""
+    _record(lines, _other_repos(lines, 3)[2])["errorMessage"] = FAMILY
+
+
+LONG = "The first sentence of a long message is the title of its page. " + "Padding " * 40
+
+
+def _long_message(lines: list[dict[str, Any]]) -> None:
+    """A record with a message whose title is its first sentence (both versions)."""
+    _record(lines, 44)["errorMessage"] = LONG + "about the cache"
+
+
+def _same_title(lines: list[dict[str, Any]]) -> None:
+    """Another record's message gets the same title (not the same message: no family): the
+    first record's title changes (it names its repository), its line does not."""
+    _record(lines, 45)["errorMessage"] = LONG + "about the network"
+
+
+def _lights(lines: list[dict[str, Any]], folder: Path) -> list[Light]:
+    data = folder / "data.jsonl"
+    folder.mkdir()
+    data.write_text("".join(json.dumps(v) + "\n" for v in lines), "utf-8")
+    return scan([data], folder / "work").lights
+
+
+def _nothing(_lines: list[dict[str, Any]]) -> None:
+    pass
+
+
+@pytest.mark.parametrize(("prepare", "edit"), [
+    *((_nothing, e) for e in (_message, _same_message, _tags, _repo, _category, _file_and_line,
+                              _documentation, _identifier, _removed, _added)),
+    (_shared_tag, _respelt_tag), (_family, _joins_family), (_long_message, _same_title)])
+def test_units_made_from_the_previous_ones_are_those_made_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prepare: Edit, edit: Edit) -> None:
+    source = synth.write(300, tmp_path / "data.jsonl", seed=12)
+    lines = [json.loads(line) for line in source.read_text("utf-8").splitlines()]
+    prepare(lines)
+    before = _lights(lines, tmp_path / "before")
+    catalog = build_catalog(x.record for x in before)
+    previous = plan.Previous(catalog, {x.record.id: x.line_hash for x in before},
+                             plan.page_units(before, catalog, "global"))
+    edit(lines)
+    after = _lights(lines, tmp_path / "after")
+    now = build_catalog(x.record for x in after)
+    # The entries of the records whose line did not change are taken from the earlier model.
+    kept = {x.record.id: catalog.entries[x.record.id] for x in after
+            if previous.lines.get(x.record.id) == x.line_hash}
+    again = build_catalog((x.record for x in after), kept)
+    assert again == now and list(again.entries.items()) == list(now.entries.items())
+    afresh = plan.page_units(after, now, "global")
+    hashed: list[str] = []
+    real = plan._record_input
+
+    def counted(light: Light, catalog: Any) -> str:
+        hashed.append(light.record.id)
+        return real(light, catalog)
+
+    monkeypatch.setattr(plan, "_record_input", counted)
+    assert plan.page_units(after, now, "global", previous) == afresh
+    assert 0 < len(hashed) < len(after) / 2  # the others' keys were the previous ones
+
+
+def test_a_new_global_key_keeps_every_page_key(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A changed ``mkdocs.yml`` changes every unit's key, and no page's inputs."""
+    lights = scan([synth.write(100, tmp_path / "data.jsonl", seed=13)], tmp_path / "w").lights
+    catalog = build_catalog(x.record for x in lights)
+    previous = plan.Previous(catalog, {x.record.id: x.line_hash for x in lights},
+                             plan.page_units(lights, catalog, "global"))
+    afresh = plan.page_units(lights, catalog, "other")
+    monkeypatch.setattr(plan, "_record_input", None)  # never called
+    monkeypatch.setattr(plan, "_group_page_keys", None)
+    assert plan.page_units(lights, catalog, "other", previous) == afresh
