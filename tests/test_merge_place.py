@@ -118,7 +118,7 @@ def _patched(unit: UnitOutput, key: str, write: dict[str, str], remove: tuple[st
     for path in remove:
         (site / path).unlink()
     names = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
-    record_files(unit.folder, key, site, names=names, rewrote=(unit.key, write))
+    record_files(unit.folder, key, site, names=names, rewrote=(unit.key, write, remove))
     return UnitOutput(unit.name, key, unit.folder)
 
 
