@@ -3,12 +3,13 @@
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
 one build behind, kept with the site's own state in ``.errdocs/sites/ID/``
 (:mod:`errdocs.site.state`; beside the site when that is on another file system). A merge
-brings the spare up to date — removing the files of units that changed and linking their
-new files, then putting right whatever was changed in it by hand while it was live — then
-swaps it with the live site by renames, so readers never see a half-made
-site and a failure leaves the previous site as it was. When the spare cannot be trusted
-(first build, missing file lists, an interrupted merge, a live site that is not the one the
-last merge put there), both trees are made afresh by linking every file.
+brings the spare up to date — putting right whatever was changed in it by hand while it was
+live, then removing the files of units that changed and linking their new files (only the
+files their patches wrote, by the units' records) — then swaps it with the live site by
+renames, so readers never see a half-made site and a failure leaves the previous site as it
+was. When the spare cannot be trusted (first build, missing file lists, an interrupted
+merge, a live site that is not the one the last merge put there), both trees are made afresh
+by linking every file.
 
 The swap is one step where the system allows it (Linux's ``renameat2(RENAME_EXCHANGE)``), so
 a kill leaves either site, never none; elsewhere it is two renames and the next build puts the
@@ -51,8 +52,8 @@ file with too many links already."""
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 REWROTE = ".rewrote"
-"""``files-KEY.rewrote``: the key a unit's output was patched from and the files the patch
-wrote (:func:`record_files`)."""
+"""``files-KEY.rewrote``: the key a unit's output was patched from, and the files the patch
+wrote and removed (:func:`record_files`)."""
 
 
 class MergeError(BuildFailed):
@@ -472,9 +473,7 @@ class _Folder:
 
     files: dict[str, tuple[str, int]]
     """File name to the unit file it links and that file's inode."""
-    folders: set[str]
-    """Names of the folders."""
-    owners: dict[str, list[str]]
+    folders: dict[str, list[str]]
     """Folder name to the unit outputs (their ``site``) that have it."""
 
 
@@ -492,7 +491,7 @@ class _Wanted:
         if found is None:
             if relative:
                 parent, _, name = relative.rpartition("/")
-                sites = self.of(parent).owners.get(name, [])
+                sites = self.of(parent).folders.get(name, [])
             else:
                 sites = [str(u.site) for u in self._units]
             found = self._folders[relative] = _read_folder(relative, sites)
@@ -501,7 +500,7 @@ class _Wanted:
 
 def _read_folder(relative: str, sites: list[str]) -> _Folder:
     """One folder of the units' outputs ``sites`` (each has it)."""
-    folder = _Folder({}, set(), {})
+    folder = _Folder({}, {})
     for site in sites:
         path = os.path.join(site, relative) if relative else site
         try:
@@ -511,8 +510,7 @@ def _read_folder(relative: str, sites: list[str]) -> _Folder:
             raise MergeError(f"{path}: a unit's output is missing") from exc
         for entry in found:
             if entry.is_dir(follow_symlinks=False):
-                folder.folders.add(entry.name)
-                folder.owners.setdefault(entry.name, []).append(site)
+                folder.folders.setdefault(entry.name, []).append(site)
             elif not relative and entry.name in (SITEMAP, SITEMAP + ".gz"):
                 continue
             elif entry.name in folder.files:
