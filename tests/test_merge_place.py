@@ -118,7 +118,7 @@ def _patched(unit: UnitOutput, key: str, write: dict[str, str], remove: tuple[st
     for path in remove:
         (site / path).unlink()
     names = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
-    record_files(unit.folder, key, site, names=names, rewrote=(unit.key, write))
+    record_files(unit.folder, key, site, names=names, rewrote=(unit.key, write, remove))
     return UnitOutput(unit.name, key, unit.folder)
 
 
@@ -200,3 +200,20 @@ def test_a_folder_replaced_by_a_link_is_not_written_through(tmp_path: Path) -> N
             (site / "p").symlink_to(outside)
     assert sorted(p.name for p in outside.iterdir()) == ["index.html"]
     assert (outside / "index.html").read_text() == "mine"
+
+
+def test_pages_changed_by_hand_are_put_right_when_a_unit_is_merged_from_its_records(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The records say which files a unit's patches wrote; pages of that unit changed by hand
+    # in the live site (the next merge's spare tree) are found by their folders' times.
+    monkeypatch.setattr(site_merge, "RACY_NS", 0)  # folders changed within the second count
+    work, site = tmp_path / ".errdocs", tmp_path / "site"
+
+    def by_hand(index: int) -> None:
+        if index == 2:  # after the second merge: the live tree is the fourth merge's spare
+            (site / "p0" / "index.html").unlink()  # no patch writes p0 or p5
+            (site / "p5" / "index.html").unlink()
+            (site / "p5" / "index.html").write_text("mine")
+            (site / "p5" / "extra.html").write_text("mine")
+
+    _merged(site, work, by_hand)

@@ -3,12 +3,13 @@
 Two trees of hard links to the units' files exist: the live one (the site) and a spare one,
 one build behind, kept with the site's own state in ``.errdocs/sites/ID/``
 (:mod:`errdocs.site.state`; beside the site when that is on another file system). A merge
-brings the spare up to date — removing the files of units that changed and linking their
-new files, then putting right whatever was changed in it by hand while it was live — then
-swaps it with the live site by renames, so readers never see a half-made
-site and a failure leaves the previous site as it was. When the spare cannot be trusted
-(first build, missing file lists, an interrupted merge, a live site that is not the one the
-last merge put there), both trees are made afresh by linking every file.
+brings the spare up to date — putting right whatever was changed in it by hand while it was
+live, then removing the files of units that changed and linking their new files (only the
+files their patches wrote, by the units' records) — then swaps it with the live site by
+renames, so readers never see a half-made site and a failure leaves the previous site as it
+was. When the spare cannot be trusted (first build, missing file lists, an interrupted
+merge, a live site that is not the one the last merge put there), both trees are made afresh
+by linking every file.
 
 The swap is one step where the system allows it (Linux's ``renameat2(RENAME_EXCHANGE)``), so
 a kill leaves either site, never none; elsewhere it is two renames and the next build puts the
@@ -51,8 +52,8 @@ file with too many links already."""
 _URL = re.compile(r"<url>.*?</url>", re.DOTALL)
 _LOC = re.compile(r"<loc>(.*?)</loc>", re.DOTALL)
 REWROTE = ".rewrote"
-"""``files-KEY.rewrote``: the key a unit's output was patched from and the files the patch
-wrote (:func:`record_files`)."""
+"""``files-KEY.rewrote``: the key a unit's output was patched from, and the files the patch
+wrote and removed (:func:`record_files`)."""
 
 
 class MergeError(BuildFailed):
@@ -82,12 +83,13 @@ class UnitOutput:
             return None
         return text.splitlines()
 
-    def rewritten(self, since: str, steps: int = 8) -> set[str] | None:
-        """The files written since the version built from ``since``, by the patches that
-        made this version from it (:func:`record_files`); None when a step is not recorded
-        (made from nothing, records lost or damaged, or a key seen twice: which version of
-        it a record is about cannot be told)."""
-        found: set[str] = set()
+    def changes(self, since: str, steps: int = 8) -> tuple[set[str], set[str]] | None:
+        """The files to link again and the files to remove to bring a tree holding the
+        version built from ``since`` to this one, from the records of the patches that made
+        this version from it (:func:`record_files`): every other file of both is the same
+        file. None when a step is not recorded (made from nothing, records lost or damaged,
+        or a key seen twice: which version of it a record is about cannot be told)."""
+        patches: list[tuple[list[str], list[str]]] = []
         seen: set[str] = set()
         key = self.key
         while key != since:
@@ -102,18 +104,27 @@ class UnitOutput:
                 return None
             if digest != _digest(body):
                 return None  # damaged
-            found.update(body.split("\n") if body else ())
-        return found
+            lines = body.split("\n") if body else []
+            patches.append(([n[1:] for n in lines if n[:1] == "+"],
+                            [n[1:] for n in lines if n[:1] == "-"]))
+        made: set[str] = set()
+        changed: set[str] = set()
+        for written, gone in reversed(patches):  # the oldest first
+            made.difference_update(gone)
+            made.update(written)
+            changed.update(written, gone)
+        return made, changed
 
 
 def record_files(folder: Path, key: str, site: Path, keep: int = 3,
                  names: list[str] | None = None,
-                 rewrote: tuple[str, Iterable[str]] | None = None) -> None:
+                 rewrote: tuple[str, Iterable[str], Iterable[str]] | None = None) -> None:
     """List the files of a unit's output (for merges); keep the lists of recent versions.
     ``names``: the list, when the caller knows it (sorted; the output is not walked).
-    ``rewrote``: when the output was patched from an earlier one, that one's key and the files
-    the patch wrote (every other file of both is the same file): a merge then links again
-    only those (:func:`_rewritten`). None: made from nothing."""
+    ``rewrote``: when the output was patched from an earlier one, that one's key, the files
+    the patch wrote and those it removed (every other file of both is the same file): a
+    merge then links and removes only those (:meth:`UnitOutput.changes`). None: made from
+    nothing."""
     if names is None:
         names = sorted(
             os.path.relpath(os.path.join(d, f), site) for d, _s, files in os.walk(site)
@@ -122,7 +133,8 @@ def record_files(folder: Path, key: str, site: Path, keep: int = 3,
     if rewrote is None:
         record.unlink(missing_ok=True)  # a record of an earlier build of this key
     else:
-        body = "\n".join(sorted(rewrote[1]))
+        body = "\n".join([*(f"+{n}" for n in sorted(rewrote[1])),
+                          *(f"-{n}" for n in sorted(rewrote[2]))])
         atomic_write(record, f"{rewrote[0]} {_digest(body)}\n{body}".encode())
     # By rename: a later merge removes exactly these files from the spare tree.
     atomic_write(folder / f"files-{key}.txt", "\n".join(names).encode("utf-8"))
@@ -443,7 +455,7 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
     for name, source in wanted.files.items():
         if name not in seen:
             _link(Path(source[0]), Path(path, name), f"{relative}/{name}")
-    for name in wanted.folders:
+    for name in sorted(wanted.folders):
         child = f"{relative}/{name}" if relative else name
         if child not in folders:  # gone, or replaced by a file (removed above)
             os.mkdir(os.path.join(path, name))
@@ -461,9 +473,7 @@ class _Folder:
 
     files: dict[str, tuple[str, int]]
     """File name to the unit file it links and that file's inode."""
-    folders: set[str]
-    """Names of the folders."""
-    owners: dict[str, list[str]]
+    folders: dict[str, list[str]]
     """Folder name to the unit outputs (their ``site``) that have it."""
 
 
@@ -481,7 +491,7 @@ class _Wanted:
         if found is None:
             if relative:
                 parent, _, name = relative.rpartition("/")
-                sites = self.of(parent).owners.get(name, [])
+                sites = self.of(parent).folders.get(name, [])
             else:
                 sites = [str(u.site) for u in self._units]
             found = self._folders[relative] = _read_folder(relative, sites)
@@ -490,7 +500,7 @@ class _Wanted:
 
 def _read_folder(relative: str, sites: list[str]) -> _Folder:
     """One folder of the units' outputs ``sites`` (each has it)."""
-    folder = _Folder({}, set(), {})
+    folder = _Folder({}, {})
     for site in sites:
         path = os.path.join(site, relative) if relative else site
         try:
@@ -500,8 +510,7 @@ def _read_folder(relative: str, sites: list[str]) -> _Folder:
             raise MergeError(f"{path}: a unit's output is missing") from exc
         for entry in found:
             if entry.is_dir(follow_symlinks=False):
-                folder.folders.add(entry.name)
-                folder.owners.setdefault(entry.name, []).append(site)
+                folder.folders.setdefault(entry.name, []).append(site)
             elif not relative and entry.name in (SITEMAP, SITEMAP + ".gz"):
                 continue
             elif entry.name in folder.files:
@@ -557,48 +566,61 @@ def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
             done: set[str]) -> set[str] | None:
     """Bring ``tree`` from the units of ``before`` to ``units``, but in the folders ``done``
     (listed: they hold the units' files already); the folders it changed (relative, with
-    their parents), or None when it cannot. A file the old and new version of one unit both
-    list and the tree already links (the same file: a unit patched in place keeps its
-    unchanged pages' files) is left as it is."""
+    their parents), or None when it cannot (a unit's file list is missing)."""
     now = {u.name: u for u in units}
-    changed = [u for u in units if before.get(u.name) != u.key]
-    olds: dict[str, list[str]] = {}
+    changes: list[tuple[Iterable[str], Iterable[str], UnitOutput | None]] = []
     for name, key in before.items():
         unit = now.get(name)
         if unit is None or unit.key != key:
             folder = unit.folder if unit else work / "units" / name
-            old = UnitOutput(name, key, folder).files(key)
-            if old is None:
+            change = _changes(tree, UnitOutput(name, key, folder), unit)
+            if change is None:
                 return None
-            olds[name] = old
-    news: list[tuple[list[str], UnitOutput]] = []
-    for unit in changed:
-        new = unit.files()
-        if new is None:
-            return None
-        news.append((new, unit))
-    same = {r for new, unit in news
-            for r in _same(tree, olds.get(unit.name, []), new, unit, before.get(unit.name))}
+            changes.append((*change, unit))
+    for unit in units:
+        if unit.name not in before:
+            new = unit.files()
+            if new is None:
+                return None
+            changes.append(((), new, unit))
     touched: set[str] = set()
     emptied: set[Path] = set()
-    for old in olds.values():
-        for relative in old:
+    for gone, _made, _unit in changes:
+        for relative in gone:
             parent = relative.rpartition("/")[0]
-            if relative not in same and parent not in done:
+            if parent not in done:
                 (tree / relative).unlink(missing_ok=True)
                 emptied.add((tree / relative).parent)
                 touched.add(parent)
-    for new, unit in news:
-        for relative in new:
+    for _gone, made, unit in changes:
+        for relative in made:
             parent = relative.rpartition("/")[0]
-            if relative in same or parent in done:
-                continue
-            target = tree / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _link(unit.site / relative, target, unit.name)
-            touched.add(parent)
+            if unit is not None and parent not in done:
+                target = tree / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _link(unit.site / relative, target, unit.name)
+                touched.add(parent)
     _prune(emptied, tree)
     return _with_parents(touched)
+
+
+def _changes(tree: Path, old: UnitOutput, new: UnitOutput | None
+             ) -> tuple[Iterable[str], Iterable[str]] | None:
+    """The files of ``tree`` to remove and those to link to bring one unit from ``old`` to
+    ``new`` (None: the unit is gone): by the unit's records of its patches, or its file
+    lists (None when one is missing) and whether the tree links a file both list already."""
+    recorded = None if new is None else new.changes(old.key)
+    if recorded is not None:
+        made, changed = recorded  # (a file of the tree changed by hand: see _repair)
+        return sorted(changed), sorted(made)  # in one order: a build's writes are repeatable
+    before = old.files(old.key)
+    after = None if new is None else new.files()
+    if before is None or (new is not None and after is None):
+        return None
+    if new is None or after is None:
+        return before, ()
+    same = set(_kept(tree, before, after, new))
+    return [r for r in before if r not in same], [r for r in after if r not in same]
 
 
 def _with_parents(folders: set[str]) -> set[str]:
@@ -611,18 +633,6 @@ def _with_parents(folders: set[str]) -> set[str]:
                 break
             folder = folder.rpartition("/")[0]
     return found
-
-
-def _same(tree: Path, old: list[str], new: list[str], unit: UnitOutput,
-          since: str | None) -> Iterable[str]:
-    """The files of ``unit`` in both lists that ``tree`` links: those the patches since the
-    version built from ``since`` did not write, by the unit's records (a file of the tree
-    changed by hand is put right by :func:`_repair`); by ``stat`` without such records."""
-    rewritten = None if since is None else unit.rewritten(since)
-    if rewritten is None:
-        return _kept(tree, old, new, unit)
-    before = set(old)
-    return [r for r in new if r in before and r not in rewritten]
 
 
 def _kept(tree: Path, old: list[str], new: list[str], unit: UnitOutput) -> Iterable[str]:

@@ -195,7 +195,7 @@ def _patch(folder: Path, key: str, before: list[str], kept: set[str],
     for relative in gone:
         (old / relative).unlink(missing_ok=True)
     _prune({(old / r).parent for r in gone}, old)
-    record_files(folder, key, old, names=sorted(files), rewrote=(patched, made))
+    record_files(folder, key, old, names=sorted(files), rewrote=(patched, made, gone))
     shutil.rmtree(fresh)
     atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
@@ -296,7 +296,8 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
         _prune({t.parent for t in gone}, site)
         record_files(folder, unit.key, site, names=sorted(str(t.relative_to(site))
                                                           for t in now),
-                     rewrote=(str(previous.get("key")), placed))
+                     rewrote=(str(previous.get("key")), placed,
+                              [str(t.relative_to(site)) for t in gone]))
         atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
         return
     for path in unit.members:
