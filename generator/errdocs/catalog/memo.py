@@ -46,6 +46,8 @@ UNITS = "units"
 """The row of the record and hub units (their members and keys)."""
 ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
+DATA_UNITS = "data-units"
+"""The row of the data units of the data files (made from every file's path and hash)."""
 HOME = "home"
 """The row of the home page's summary and the record pages it lists (made from every
 entry)."""

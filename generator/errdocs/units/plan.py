@@ -27,6 +27,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from itertools import chain
 from pathlib import Path
 from typing import TypeVar
 
@@ -114,16 +115,18 @@ def file_keys(pages: Iterable[Page]) -> list[FileKey]:
 
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
          global_key: str, data: Iterable[FileKey] = (), changes: Iterable[Page] = (),
-         past: Iterable[Page] = (), pages: list[Unit] | None = None) -> list[Unit]:
+         past: Iterable[Page] = (), pages: list[Unit] | None = None,
+         data_units: list[Unit] | None = None) -> list[Unit]:
     """Every unit with its key: root, then hubs, then record units, then data units (of
     ``data``, given by :func:`file_keys`: the files themselves may not have been made again),
     then the units made from the site's history (:func:`from_history`): data units of
     ``past`` files and the "what changed" pages' unit (when there are such pages).
     ``pages``: what :func:`page_units` gives for the same records, catalogue and global key
-    (a memo's); made here when ``None``."""
+    (a memo's); made here when ``None``; ``data_units`` likewise, what :func:`data_units`
+    gives for ``data``."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += page_units(lights, catalog, global_key) if pages is None else pages
-    units += _data_units(list(data), global_key)
+    units += _data_units(list(data), global_key) if data_units is None else data_units
     units += _data_units(file_keys(past), global_key, PAST)
     keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
     if keys:  # a few pages, apart from the root: a new version does not rebuild the root
@@ -250,6 +253,19 @@ def units_from(data: UnitsData) -> list[Unit]:
             raise TypeError("not a unit")
         units.append(Unit(name, UnitKind(kind), members, key, page_keys))
     return units
+
+
+def data_units(files: list[FileKey], global_key: str) -> list[Unit]:
+    """The data units of ``files`` (made from every file: a build keeps them, under
+    :func:`files_hash` of the same files)."""
+    return _data_units(files, global_key)
+
+
+def files_hash(files: Iterable[FileKey], global_key: str) -> str:
+    """A hash of ``files`` and ``global_key`` (one string joined: a path or a hash holds no
+    U+0000), what :func:`data_units` are made from."""
+    joined = "\0".join(chain.from_iterable(files))
+    return hashlib.sha256(f"{global_key}\1{joined}".encode()).hexdigest()
 
 
 def from_history(unit: Unit) -> bool:
