@@ -27,7 +27,8 @@ import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from pathlib import Path
 
 from errdocs.catalog import facets
@@ -262,9 +263,14 @@ def filter_keys(catalog: Catalog, code: str, profile: str) -> Keys:
     for number, chosen in enumerate(members):
         digest = hashlib.sha256(f"{code}\0{profile}\0{count}\0{number}".encode())
         for entry in chosen:
-            digest.update(repr(entry).encode() + b"\1")
+            digest.update(repr(_FIELDS(entry)).encode() + b"\1")
         keys[_chunk(number)] = digest.hexdigest()
     return keys
+
+
+_FIELDS = attrgetter(*(f.name for f in fields(Entry)))
+"""Every field of an entry, as a tuple: its ``repr`` tells entries apart as the entry's own
+does, written in C (the dataclass's is Python, once a record on every refresh)."""
 
 
 def _chunk(number: int) -> str:

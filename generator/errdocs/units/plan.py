@@ -24,7 +24,7 @@ unchanged key means an unchanged output.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import chain
@@ -175,6 +175,27 @@ class _Known:
         return found if len(found) == len(pages) else None
 
 
+    def page_keys(self, group: Group,
+                  head: str) -> Callable[[int, Sequence[Entry]], str | None] | None:
+        """What gives the key then of a page of ``group`` (its number and rows) past the
+        first, when it shows what it showed then: the group's :func:`_head` (so its page
+        count) and the page's records are those then, none of whose entry changed. The first
+        page shows the charts of every record: it is kept only with the whole group
+        (:meth:`group_keys`)."""
+        old = self.groups[group.kind].get(group.key)
+        if old is None or _head(old) != head:
+            return None
+
+        def kept(number: int, rows: Sequence[Entry]) -> str | None:
+            path = paging.page_path(group.path, number)
+            was = paging.chunk(old.entries, number)
+            if path in self.keys and list(map(_ID, was)) == list(map(_ID, rows)) and (
+                    self.moved.isdisjoint(map(_ID, rows))):
+                return self.keys[path]
+            return None
+        return kept
+
+
 def _ID(entry: Entry) -> str:
     return entry.record_id
 
@@ -298,7 +319,7 @@ def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[
     for number, chosen in enumerate(members):
         if chosen:
             keys = tuple(key for g in chosen for key in (
-                (known.group_keys(g) if known else None) or _group_page_keys(g)))
+                (known.group_keys(g) if known else None) or _group_page_keys(g, known)))
             units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
                               tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
                               keys))
@@ -334,18 +355,26 @@ def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
     return _hash(global_key, *(f"{path}\0{key}" for path, key in page_keys))
 
 
-def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
+def _group_page_keys(group: Group, known: _Known | None = None) -> Iterator[tuple[str, str]]:
     """Each listing page's path and the hash of what it shows: the group's label and size,
     its page number and count (the pager), its own rows and, on the first, its charts.
-    Linear in the group's size."""
+    Linear in the group's size. With ``known``, a page past the first whose inputs did not
+    change keeps its key then (:meth:`_Known.page_keys`)."""
     count = paging.page_count(len(group.entries))
-    head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
-                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
+    head = _head(group)
     charts = str(group_charts(group))  # the first page's, from all the group's records
+    kept = known.page_keys(group, head) if known is not None else None
     for number in range(1, count + 1):
         rows = paging.chunk(group.entries, number)
-        yield paging.page_path(group.path, number), _hash(
+        key = kept(number, rows) if kept is not None and number > 1 else None
+        yield paging.page_path(group.path, number), key or _hash(
             head, charts if number == 1 else "", str(number), str(count), _rows_input(rows))
+
+
+def _head(group: Group) -> str:
+    """What every page of a listing shows of its group (the page count follows from it)."""
+    return repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
+                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
 
 
 def _rows_input(rows: Iterable[Entry]) -> str:
