@@ -100,7 +100,7 @@ class Memo:
         found = self._read(name, key)
         if found is not None:
             try:
-                with _collector_paused():
+                with collector_paused():
                     return decode(marshal.loads(found[1]))
             except _FAILED:
                 pass  # not what this module wrote: made again, as without a row
@@ -115,7 +115,7 @@ class Memo:
         if name not in self._previous:
             found = self._read(name, None)
             try:
-                with _collector_paused():
+                with collector_paused():
                     self._previous[name] = None if found is None else (
                         found[0], decode(marshal.loads(found[1])))
             except _FAILED:
@@ -171,7 +171,7 @@ class Memo:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection while a row is decoded: it makes only acyclic values
     (strings, tuples, dicts, entries), but so many that the collections their allocations
     set off (each walking every object tracked, the build's records too) were most of the
