@@ -8,7 +8,15 @@ which are functions of their JSON lines and errdocs' code, and the units also of
 :func:`errdocs.units.plan.global_key`. So they are kept in the catalogue (``model_memo``, one
 row each) under a *memo key*: a hash of errdocs' code, the Python version and every light
 record's line hash, in order (and, for the units, of the global key too). A build whose key is
-the row's takes the row; any other build makes them and writes the row.
+the row's takes the row; any other build makes them and writes the row. So are, beside them,
+what else a build made from every record or every data file: the home page's summary, the
+paged index, the data files' part keys and the data units.
+
+A refresh (another key) makes the model and the units from the rows an earlier build kept when
+they are of one model and of an errdocs of the same render key (:func:`previous_model`, with
+the line hashes of :data:`LINES`): the entries of records whose line did not change, and the
+keys of pages whose inputs provably did not change (:class:`errdocs.units.plan.Previous`), are
+taken from them, so its cost follows what changed. What it makes is what a cold build makes.
 
 A row that cannot be used (another key, a digest that does not match its bytes, bytes that do
 not decode to what :func:`catalog_data` writes, no table, no catalogue) is a miss: the model is
