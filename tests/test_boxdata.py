@@ -215,3 +215,19 @@ def test_a_refresh_gives_a_cold_builds_data(tmp_path: Path, project: Path, how: 
     assert kept == _data_files(fresh, "filter/")
     assert site_tree(project / "site") == site
     assert placed == seen[-1] and placed and all(str(changed) in p for p in placed)
+
+
+def test_a_row_gives_the_parts_it_was_kept_with(tmp_path: Path) -> None:
+    """The parts' files are kept as :mod:`marshal` bytes (decoded in C on every build); a row
+    in another form (an older errdocs' JSON) or damaged is no row: the files are made again
+    and compared with the disk."""
+    data = boxdata.BoxData("key", [("a/x.js", "h1"), ("a/y.js", "h2")], None, (), 0,
+                           (("index", "k1", [("a/x.js", "h1")]), ("r0", "k2", [("a/y.js", "h2")])))
+    boxdata.keep(tmp_path, data)
+    with sqlite3.connect(tmp_path / "catalog.sqlite") as db:
+        files = db.execute("SELECT files FROM box_data").fetchone()[0]
+    assert boxdata._parts_from(files) == {"index": ("k1", [("a/x.js", "h1")]),
+                                          "r0": ("k2", [("a/y.js", "h2")])}
+    for other in (json.dumps([list(p) for p in data.parts]), files[:-3], b"\xff" * 8):
+        with pytest.raises((TypeError, ValueError, EOFError)):
+            boxdata._parts_from(other)

@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
-ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1, "home": 1, "keys": 2}
-ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2, "home": 2, "keys": 4}
+ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1, "home": 1, "keys": 2, "data": 1}
+ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2, "home": 2, "keys": 4, "data": 2}
 KEY_ROWS = (f"{memo.KEYS}boxes", f"{memo.KEYS}filters")
 """The rows of the data files' part keys (:meth:`memo.Memo.remember`)."""
 
@@ -32,14 +32,15 @@ KEY_ROWS = (f"{memo.KEYS}boxes", f"{memo.KEYS}filters")
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many times the builds made the catalogue model, the page units, the root's pages,
-    the paged index, the home page's summary and the data files' part keys (the boxes' and
-    the filters')."""
-    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0, "home": 0, "keys": 0}
+    the paged index, the home page's summary, the data files' part keys (the boxes' and the
+    filters') and the data units."""
+    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0, "home": 0, "keys": 0, "data": 0}
     for module, name, count in ((build, "build_catalog", "catalog"),
                                 (build, "page_units", "units"),
                                 (build, "render_root_pages", "root"),
                                 (build, "index_files", "index"),
                                 (build, "render_home_fragment", "home"),
+                                (build, "data_units", "data"),
                                 (boxdata, "box_keys", "keys"),
                                 (boxdata, "filter_keys", "keys")):
         real = getattr(module, name)
@@ -74,7 +75,7 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
     build_project(project, data)
     assert made == ALL_ONCE
     assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES,
-                                   memo.LINES, memo.HOME, *KEY_ROWS}
+                                   memo.LINES, memo.HOME, memo.DATA_UNITS, *KEY_ROWS}
     build_project(project, data)  # nothing changed
     assert made == ALL_ONCE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
@@ -105,7 +106,8 @@ def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
     # The model (and what is made from it alone) is not made from the config.
-    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2}
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2,
+                      "data": 2}
 
 
 @pytest.mark.parametrize("damage", ["truncated", "foreign", "garbage", "table", "file"])
@@ -114,7 +116,7 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
     data = synth.write(12, tmp_path / "data.jsonl", seed=8)
     build_project(project, data)
     rows = _rows(project)
-    assert len(rows) == 6 + len(KEY_ROWS)
+    assert len(rows) == 7 + len(KEY_ROWS)
     for name, (_key, _digest, blob) in rows.items():
         if damage == "truncated":  # bytes cut short: the digest does not match
             _set_data(project, name, blob[:-10], digest=False)

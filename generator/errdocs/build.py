@@ -18,6 +18,7 @@ from typing import Protocol
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
 from errdocs.catalog.memo import (
     CATALOG,
+    DATA_UNITS,
     HOME,
     INDEX_PAGES,
     ROOT_PAGES,
@@ -94,7 +95,9 @@ from errdocs.units.plan import (
     ROOT,
     Unit,
     UnitKind,
+    data_units,
     file_keys,
+    files_hash,
     files_key,
     from_history,
     global_key,
@@ -104,6 +107,8 @@ from errdocs.units.plan import (
     render_key,
     stable_hash,
     unit_count,
+    units_data,
+    units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
 from errdocs.units.workers import Workers
@@ -436,10 +441,12 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      lambda: _page_units(memo, model, rendering, lights, catalog,
                                          everything),
                      units_data_of(model), lambda data: units_from_data(data)[1])
+    files = boxes.files + filters.files + file_keys(static)
+    data_made = memo.get(DATA_UNITS, files_hash(files, everything),
+                         lambda: data_units(files, everything), units_data, units_from)
     memo.save()
     units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
-                 everything, boxes.files + filters.files + file_keys(static), changed_pages,
-                 resolve + past_files, pages)
+                 everything, files, changed_pages, resolve + past_files, pages, data_made)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items

@@ -8,7 +8,15 @@ which are functions of their JSON lines and errdocs' code, and the units also of
 :func:`errdocs.units.plan.global_key`. So they are kept in the catalogue (``model_memo``, one
 row each) under a *memo key*: a hash of errdocs' code, the Python version and every light
 record's line hash, in order (and, for the units, of the global key too). A build whose key is
-the row's takes the row; any other build makes them and writes the row.
+the row's takes the row; any other build makes them and writes the row. So are, beside them,
+what else a build made from every record or every data file: the home page's summary, the
+paged index, the data files' part keys and the data units.
+
+A refresh (another key) makes the model and the units from the rows an earlier build kept when
+they are of one model and of an errdocs of the same render key (:func:`previous_model`, with
+the line hashes of :data:`LINES`): the entries of records whose line did not change, and the
+keys of pages whose inputs provably did not change (:class:`errdocs.units.plan.Previous`), are
+taken from them, so its cost follows what changed. What it makes is what a cold build makes.
 
 A row that cannot be used (another key, a digest that does not match its bytes, bytes that do
 not decode to what :func:`catalog_data` writes, no table, no catalogue) is a miss: the model is
@@ -46,6 +54,8 @@ UNITS = "units"
 """The row of the record and hub units (their members and keys)."""
 ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
+DATA_UNITS = "data-units"
+"""The row of the data units of the data files (made from every file's path and hash)."""
 HOME = "home"
 """The row of the home page's summary and the record pages it lists (made from every
 entry)."""
@@ -98,7 +108,7 @@ class Memo:
         found = self._read(name, key)
         if found is not None:
             try:
-                with _collector_paused():
+                with collector_paused():
                     return decode(marshal.loads(found[1]))
             except _FAILED:
                 pass  # not what this module wrote: made again, as without a row
@@ -113,7 +123,7 @@ class Memo:
         if name not in self._previous:
             found = self._read(name, None)
             try:
-                with _collector_paused():
+                with collector_paused():
                     self._previous[name] = None if found is None else (
                         found[0], decode(marshal.loads(found[1])))
             except _FAILED:
@@ -169,7 +179,7 @@ class Memo:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection while a row is decoded: it makes only acyclic values
     (strings, tuples, dicts, entries), but so many that the collections their allocations
     set off (each walking every object tracked, the build's records too) were most of the

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
+from operator import attrgetter
 from pathlib import Path
 
 from errdocs.catalog import facets
+from errdocs.catalog.memo import collector_paused
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
@@ -262,9 +265,14 @@ def filter_keys(catalog: Catalog, code: str, profile: str) -> Keys:
     for number, chosen in enumerate(members):
         digest = hashlib.sha256(f"{code}\0{profile}\0{count}\0{number}".encode())
         for entry in chosen:
-            digest.update(repr(entry).encode() + b"\1")
+            digest.update(repr(_FIELDS(entry)).encode() + b"\1")
         keys[_chunk(number)] = digest.hexdigest()
     return keys
+
+
+_FIELDS = attrgetter(*(f.name for f in fields(Entry)))
+"""Every field of an entry, as a tuple: its ``repr`` tells entries apart as the entry's own
+does, written in C (the dataclass's is Python, once a record on every refresh)."""
 
 
 def _chunk(number: int) -> str:
@@ -345,9 +353,28 @@ def keep(work: Path, data: BoxData, name: str = _ROW) -> None:
         assert db is not None
         db.execute(_TABLE)
         db.execute("INSERT OR REPLACE INTO box_data VALUES (?, ?, ?, ?, ?)",
-                   (name, data.key, json.dumps([list(p) for p in data.parts]),
+                   (name, data.key, marshal.dumps(tuple(
+                       (part, key, tuple(files)) for part, key, files in data.parts)),
                     json.dumps(problems), data.unconverted))
         catalogue.commit(prune=False)
+
+
+def _parts_from(data: object) -> dict[str, tuple[str, list[FileKey]]]:
+    """The parts :func:`keep` wrote as ``data`` (:mod:`marshal`'s bytes: a file a tuple of
+    two strings, decoded in C, where JSON made lists to convert; every data file is in them,
+    on every build), by name. TypeError or ValueError when ``data`` is not such bytes (an
+    older errdocs wrote JSON text)."""
+    if not isinstance(data, bytes):
+        raise TypeError("not what keep writes")
+    with collector_paused():
+        decoded = marshal.loads(data)
+    parts = {}
+    for name, key, files in decoded:
+        if not (isinstance(name, str) and isinstance(key, str) and isinstance(files, tuple)
+                and all(isinstance(p, str) and isinstance(h, str) for p, h in files)):
+            raise TypeError("not a part")
+        parts[name] = (key, list(files))
+    return parts
 
 
 def _read_any(settings: Settings, work: Path, name: str) -> _Row | None:
@@ -364,11 +391,10 @@ def _read_any(settings: Settings, work: Path, name: str) -> _Row | None:
     if row is None:
         return None
     try:
-        parts = {str(n): (str(k), [(str(p), str(h)) for p, h in files])
-                 for n, k, files in json.loads(row[1])}
+        parts = _parts_from(row[1])
         problems = tuple(Problem(str(p), int(n), str(m), r, f, Severity(s))
                          for p, n, m, r, f, s in json.loads(row[2]))
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, EOFError):
         return None  # not what :func:`keep` writes (or an older errdocs'): made again
     found = _Row(str(row[0]), parts, problems, int(row[3]))
     return found if _all_there(settings, found.files()) else None

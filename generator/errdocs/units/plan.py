@@ -24,9 +24,10 @@ unchanged key means an unchanged output.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import chain
 from pathlib import Path
 from typing import TypeVar
 
@@ -114,16 +115,18 @@ def file_keys(pages: Iterable[Page]) -> list[FileKey]:
 
 def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
          global_key: str, data: Iterable[FileKey] = (), changes: Iterable[Page] = (),
-         past: Iterable[Page] = (), pages: list[Unit] | None = None) -> list[Unit]:
+         past: Iterable[Page] = (), pages: list[Unit] | None = None,
+         data_units: list[Unit] | None = None) -> list[Unit]:
     """Every unit with its key: root, then hubs, then record units, then data units (of
     ``data``, given by :func:`file_keys`: the files themselves may not have been made again),
     then the units made from the site's history (:func:`from_history`): data units of
     ``past`` files and the "what changed" pages' unit (when there are such pages).
     ``pages``: what :func:`page_units` gives for the same records, catalogue and global key
-    (a memo's); made here when ``None``."""
+    (a memo's); made here when ``None``; ``data_units`` likewise, what :func:`data_units`
+    gives for ``data``."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += page_units(lights, catalog, global_key) if pages is None else pages
-    units += _data_units(list(data), global_key)
+    units += _data_units(list(data), global_key) if data_units is None else data_units
     units += _data_units(file_keys(past), global_key, PAST)
     keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
     if keys:  # a few pages, apart from the root: a new version does not rebuild the root
@@ -170,6 +173,27 @@ class _Known:
         pages = group_pages(group)
         found = [(path, self.keys[path]) for path in pages if path in self.keys]
         return found if len(found) == len(pages) else None
+
+
+    def page_keys(self, group: Group,
+                  head: str) -> Callable[[int, Sequence[Entry]], str | None] | None:
+        """What gives the key then of a page of ``group`` (its number and rows) past the
+        first, when it shows what it showed then: the group's :func:`_head` (so its page
+        count) and the page's records are those then, none of whose entry changed. The first
+        page shows the charts of every record: it is kept only with the whole group
+        (:meth:`group_keys`)."""
+        old = self.groups[group.kind].get(group.key)
+        if old is None or _head(old) != head:
+            return None
+
+        def kept(number: int, rows: Sequence[Entry]) -> str | None:
+            path = paging.page_path(group.path, number)
+            was = paging.chunk(old.entries, number)
+            if path in self.keys and list(map(_ID, was)) == list(map(_ID, rows)) and (
+                    self.moved.isdisjoint(map(_ID, rows))):
+                return self.keys[path]
+            return None
+        return kept
 
 
 def _ID(entry: Entry) -> str:
@@ -252,6 +276,19 @@ def units_from(data: UnitsData) -> list[Unit]:
     return units
 
 
+def data_units(files: list[FileKey], global_key: str) -> list[Unit]:
+    """The data units of ``files`` (made from every file: a build keeps them, under
+    :func:`files_hash` of the same files)."""
+    return _data_units(files, global_key)
+
+
+def files_hash(files: Iterable[FileKey], global_key: str) -> str:
+    """A hash of ``files`` and ``global_key`` (one string joined: a path or a hash holds no
+    U+0000), what :func:`data_units` are made from."""
+    joined = "\0".join(chain.from_iterable(files))
+    return hashlib.sha256(f"{global_key}\1{joined}".encode()).hexdigest()
+
+
 def from_history(unit: Unit) -> bool:
     """True for the units made from the site's history: the merge builds them (with the
     merging project's history), never a ``--shard`` slice, so slices need no history."""
@@ -282,7 +319,7 @@ def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[
     for number, chosen in enumerate(members):
         if chosen:
             keys = tuple(key for g in chosen for key in (
-                (known.group_keys(g) if known else None) or _group_page_keys(g)))
+                (known.group_keys(g) if known else None) or _group_page_keys(g, known)))
             units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
                               tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
                               keys))
@@ -318,18 +355,26 @@ def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
     return _hash(global_key, *(f"{path}\0{key}" for path, key in page_keys))
 
 
-def _group_page_keys(group: Group) -> Iterator[tuple[str, str]]:
+def _group_page_keys(group: Group, known: _Known | None = None) -> Iterator[tuple[str, str]]:
     """Each listing page's path and the hash of what it shows: the group's label and size,
     its page number and count (the pager), its own rows and, on the first, its charts.
-    Linear in the group's size."""
+    Linear in the group's size. With ``known``, a page past the first whose inputs did not
+    change keeps its key then (:meth:`_Known.page_keys`)."""
     count = paging.page_count(len(group.entries))
-    head = repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
-                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
+    head = _head(group)
     charts = str(group_charts(group))  # the first page's, from all the group's records
+    kept = known.page_keys(group, head) if known is not None else None
     for number in range(1, count + 1):
         rows = paging.chunk(group.entries, number)
-        yield paging.page_path(group.path, number), _hash(
+        key = kept(number, rows) if kept is not None and number > 1 else None
+        yield paging.page_path(group.path, number), key or _hash(
             head, charts if number == 1 else "", str(number), str(count), _rows_input(rows))
+
+
+def _head(group: Group) -> str:
+    """What every page of a listing shows of its group (the page count follows from it)."""
+    return repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
+                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
 
 
 def _rows_input(rows: Iterable[Entry]) -> str:
