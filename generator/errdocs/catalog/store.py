@@ -49,8 +49,8 @@ BATCH = 500
 """Line hashes looked up in one query (SQLite takes at most 999 parameters in older
 versions)."""
 CACHE_KIB = 65536
-"""SQLite's page cache for a scan (64 MiB; its default is 2 MiB): an unchanged input's lines
-are joined with their records, found by hash all over the table."""
+"""SQLite's page cache (64 MiB; its default is 2 MiB): the scan joins an unchanged input's
+lines with their records, found by hash all over the table."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -275,7 +275,7 @@ class Catalogue:
 
     def used(self, keys: list[bytes]) -> None:
         """The lines hashed ``keys`` were read from an input whose lines are not kept (it has
-        a problem, is not read in place or changed while it was read): keep their records."""
+        a problem, or is not read in place): keep their records."""
         if self.keep and keys:
             assert self._db is not None
             self._db.executemany("UPDATE records SET used = ? WHERE hash = ?",
