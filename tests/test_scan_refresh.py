@@ -219,3 +219,21 @@ def test_the_cycle_collector_is_paused_while_scanning_and_only_then(
         assert not gc.isenabled()  # the caller's choice stays
     finally:
         gc.enable()
+
+
+def _rows(work: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(work / store.FILE) as db:
+        return {table: sorted(db.execute(f"SELECT * FROM {table}"))
+                for table in ("meta", "records", "inputs", "lines")}
+
+
+def test_a_strict_scan_that_finds_problems_leaves_the_catalogue_as_it_was(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    clean = _write(tmp_path / "a.jsonl", _rec(1))
+    scan([clean], work)
+    before = _rows(work)
+    # The clean input is hashed again (written just now) and its stat noted; a new clean line
+    # is validated: none of it is kept when the scan stops on the broken line.
+    broken = _write(tmp_path / "b.jsonl", _rec(2), "{broken\n")
+    assert scan([clean, broken], work, strict=True).problems
+    assert _rows(work) == before
