@@ -9,7 +9,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from errdocs.build import build_sharded
+from errdocs.catalog import store
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.lookup import build_index
 from errdocs.pages.render import (
@@ -115,3 +118,17 @@ def prefix_field(data: Path, number: int, field: str, text: str) -> None:
     value["record"][field] = text + value["record"][field]
     lines[number] = json.dumps(value, ensure_ascii=False) + "\n"
     data.write_text("".join(lines), "utf-8")
+
+
+def traced_queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every SQL statement the catalogue runs from now on, as it runs them."""
+    queries: list[str] = []
+    opened = store.Catalogue._open
+
+    def tracing(self: store.Catalogue, work_dir: Path) -> None:
+        opened(self, work_dir)
+        if self.db is not None:
+            self.db.set_trace_callback(queries.append)
+
+    monkeypatch.setattr(store.Catalogue, "_open", tracing)
+    return queries

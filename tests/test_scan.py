@@ -13,7 +13,7 @@ import pytest
 from errdocs.catalog import store
 from errdocs.catalog.scan import InputChanged, Scan, read_records, scan
 
-from .helpers import read_all
+from .helpers import read_all, traced_queries
 
 REC = {"id": "a1", "repo": "o/r", "slug": "s", "errorMessage": "boom", "tags": ["x", "y"],
        "documentation": "What it means."}
@@ -166,22 +166,14 @@ def test_a_refreshed_input_looks_its_unchanged_lines_up_at_once(
     cold = scan([data], work)
     records[7] = _rec(id="r7", slug="s7", errorMessage="changed")
     _jsonl(data, *records, _rec(id="new", slug="new"))
-    queries: list[str] = []
-    opened = store.Catalogue._open
-
-    def tracing(self: store.Catalogue, work_dir: Path) -> None:
-        opened(self, work_dir)
-        if self.db is not None:
-            self.db.set_trace_callback(queries.append)
-
-    monkeypatch.setattr(store.Catalogue, "_open", tracing)
+    queries = traced_queries(monkeypatch)
     found = scan([data], work)
     lookups = [q for q in queries if "FROM records WHERE hash" in q]
     assert len(lookups) == 1  # the 31 lines, the changed one and the new one with the others
     assert [x.record.error_message for x in found.lights] == (
         ["boom"] * 7 + ["changed"] + ["boom"] * 23)
     assert [x.line_hash for x in found.lights[:7]] == [x.line_hash for x in cold.lights[:7]]
-    monkeypatch.setattr(store.Catalogue, "_open", opened)
+    monkeypatch.undo()
     # The rows it used are kept, the changed line's old row is not; the next scan of the same
     # bytes takes the input whole.
     with sqlite3.connect(work / store.FILE) as db:

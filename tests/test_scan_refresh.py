@@ -19,7 +19,7 @@ from errdocs.records.problems import Problem
 from errdocs.records.read import Line, Sink
 from errdocs.records.validate import Validator
 
-from .helpers import read_all
+from .helpers import read_all, traced_queries
 
 
 def _rec(n: int, **changes: object) -> dict[str, object]:
@@ -140,16 +140,8 @@ def test_moved_lines_are_looked_up_a_batch_at_a_time(
         taken.append(item)
         return real_take(self, item)
 
-    queries: list[str] = []
-    opened = store.Catalogue._open
-
-    def tracing(self: store.Catalogue, work_dir: Path) -> None:
-        opened(self, work_dir)
-        if self.db is not None:
-            self.db.set_trace_callback(queries.append)
-
     monkeypatch.setattr(Validator, "take", take)
-    monkeypatch.setattr(store.Catalogue, "_open", tracing)
+    queries = traced_queries(monkeypatch)
     found = scan([refreshed], work)
     monkeypatch.undo()
     # Only the lines the catalogue did not know were validated, each once.
@@ -175,15 +167,7 @@ def test_records_used_only_by_an_input_with_problems_go_when_it_does(
     scan([clean, broken], work)
     scan([clean, broken], work)  # the broken input is read again: its clean line is kept
     assert _record_ids(work) == ["r1", "r2"]
-    queries: list[str] = []
-    opened = store.Catalogue._open
-
-    def tracing(self: store.Catalogue, work_dir: Path) -> None:
-        opened(self, work_dir)
-        if self.db is not None:
-            self.db.set_trace_callback(queries.append)
-
-    monkeypatch.setattr(store.Catalogue, "_open", tracing)
+    queries = traced_queries(monkeypatch)
     assert scan([clean], work).skipped == 1
     assert _record_ids(work) == ["r1"]
     assert any(q.startswith("DELETE FROM records") for q in queries)
@@ -219,3 +203,21 @@ def test_the_cycle_collector_is_paused_while_scanning_and_only_then(
         assert not gc.isenabled()  # the caller's choice stays
     finally:
         gc.enable()
+
+
+def _rows(work: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(work / store.FILE) as db:
+        return {table: sorted(db.execute(f"SELECT * FROM {table}"))
+                for table in ("meta", "records", "inputs", "lines")}
+
+
+def test_a_strict_scan_that_finds_problems_leaves_the_catalogue_as_it_was(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    clean = _write(tmp_path / "a.jsonl", _rec(1))
+    scan([clean], work)
+    before = _rows(work)
+    # The clean input is hashed again (written just now) and its stat noted; a new clean line
+    # is validated: none of it is kept when the scan stops on the broken line.
+    broken = _write(tmp_path / "b.jsonl", _rec(2), "{broken\n")
+    assert scan([clean, broken], work, strict=True).problems
+    assert _rows(work) == before

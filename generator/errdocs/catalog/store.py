@@ -5,7 +5,10 @@ What the scan learns about the inputs, kept between runs:
 - ``records``: one row per record line validated without any problem (by the hash of its JSON
   line): id, repository, slug, message, pattern, class, tags, category, analysis time, file
   and line, what it means cut to a meta description's length, and the digest of its content.
-  A line whose hash is here is not parsed or validated again.
+  A line whose hash is here is not parsed or validated again. Rows are kept in the order they
+  were added, the inputs' order, and found by hash through an index: an unchanged input's
+  lines are joined with their records reading the table nearly in order (a table ordered by
+  hash was read at random: 7 s instead of 5 s at 310,000 records).
 - ``inputs`` and ``lines``: every uncompressed JSON Lines input read without any problem, by
   what the file system says of it (size, modification and change times, inode, device: its
   :class:`Stat`), with where each of its record lines is (offset, size, line number, line
@@ -49,17 +52,17 @@ BATCH = 500
 """Line hashes looked up in one query (SQLite takes at most 999 parameters in older
 versions)."""
 CACHE_KIB = 65536
-"""SQLite's page cache for a scan (64 MiB; its default is 2 MiB): an unchanged input's lines
-are joined with their records, found by hash all over the table."""
+"""SQLite's page cache (64 MiB; its default is 2 MiB): the scan joins an unchanged input's
+lines with their records, found by hash all over the table."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
-    hash BLOB PRIMARY KEY, id TEXT NOT NULL, repo TEXT NOT NULL, slug TEXT NOT NULL,
+    hash BLOB NOT NULL UNIQUE, id TEXT NOT NULL, repo TEXT NOT NULL, slug TEXT NOT NULL,
     message TEXT NOT NULL, pattern TEXT, analyzed_at TEXT, category TEXT, class TEXT,
     file TEXT, line INTEGER, description TEXT NOT NULL, digest TEXT NOT NULL,
     dataset_version TEXT, error_type TEXT, severity TEXT, handling TEXT, tags TEXT NOT NULL,
-    used INTEGER NOT NULL) WITHOUT ROWID;
+    used INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS inputs (
     path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     ctime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, device INTEGER NOT NULL,
@@ -275,7 +278,7 @@ class Catalogue:
 
     def used(self, keys: list[bytes]) -> None:
         """The lines hashed ``keys`` were read from an input whose lines are not kept (it has
-        a problem, is not read in place or changed while it was read): keep their records."""
+        a problem, or is not read in place): keep their records."""
         if self.keep and keys:
             assert self._db is not None
             self._db.executemany("UPDATE records SET used = ? WHERE hash = ?",
