@@ -27,13 +27,11 @@ rows that are still true.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,6 +40,7 @@ from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
 from errdocs.catalog.related import Relations
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
+from errdocs.collector import collector_paused
 from errdocs.pages.render import Page
 from errdocs.units.plan import Previous, Unit, UnitsData, units_data, units_from
 
@@ -176,21 +175,6 @@ class Memo:
                 row[2], bytes) or _digest(row[2]) != row[1]:
             return None
         return str(row[0]), row[2]
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a row is decoded: it makes only acyclic values
-    (strings, tuples, dicts, entries), but so many that the collections their allocations
-    set off (each walking every object tracked, the build's records too) were most of the
-    decoding's time (70% at 20,000 records) and grew faster than the records."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _digest(data: bytes) -> bytes:

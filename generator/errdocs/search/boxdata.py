@@ -33,10 +33,10 @@ from operator import attrgetter
 from pathlib import Path
 
 from errdocs.catalog import facets
-from errdocs.catalog.memo import collector_paused
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
+from errdocs.collector import collector_paused
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.filters import filter_data, row_file, row_file_count, row_file_page, row_path
