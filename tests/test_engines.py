@@ -7,7 +7,6 @@ builds run as separate ``python -m errdocs`` processes here, like the command a 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -24,6 +23,7 @@ from click.testing import CliRunner
 
 from errdocs.cli import main
 from errdocs.units import engine
+from errdocs.units.state import read as read_rows
 
 from .conftest import Built, copy_project
 from .sites import SAMPLE, SEED_PAGE, SITE_URL
@@ -63,8 +63,7 @@ def _assert_same_sites(properdocs: Path, mkdocs: Path) -> None:
 
 
 def _global_key(project: Path) -> str:
-    stamp = json.loads((project / ".errdocs" / "units" / "root" / "stamp.json").read_text())
-    return str(stamp["global"])
+    return read_rows(project / ".errdocs")["root"].global_key
 
 
 def test_properdocs_builds_the_sample_site_as_mkdocs_does(tmp_path: Path, built: Built) -> None:

@@ -123,7 +123,7 @@ def test_generate_writes_the_tree_a_build_writes_and_a_build_then_reuses_it(
     assert site_tree(project / "docs" / "errors") == built
     data = synth.write(30, tmp_path / "data.jsonl", seed=5)
     _run("generate", str(data), "-f", config)
-    _run("generate", str(SAMPLE), "-f", config)  # back to pages the units' stamps name...
+    _run("generate", str(SAMPLE), "-f", config)  # back to pages the units' rows name...
     again = _run("build", str(SAMPLE), "-f", config, "-j", "2")
     assert "0 removed" in again
     assert site_tree(project / "docs" / "errors") == built  # ... and rendered again all the same
@@ -184,15 +184,15 @@ def test_a_changed_meaning_rebuilds_its_page_and_a_data_unit_not_the_root(
     data = synth.write(60, tmp_path / "data.jsonl", seed=3)
     settings = load_settings(project / "mkdocs.yml")
     cold = build_sharded(settings, [data], jobs=1, show_progress=False)
-    root_stamp = project / ".errdocs" / "units" / "root" / "stamp.json"
-    before = root_stamp.stat().st_mtime_ns
+    root_site = project / ".errdocs" / "units" / "root" / "site"  # a new folder when built
+    before = root_site.stat().st_ino
     lines = data.read_text("utf-8").splitlines(keepends=True)
     value = json.loads(lines[30])
     value["record"]["documentation"] = "A changed meaning."
     lines[30] = json.dumps(value) + "\n"
     data.write_text("".join(lines), "utf-8")
     again = build_sharded(settings, [data], jobs=1, show_progress=False)
-    assert root_stamp.stat().st_mtime_ns == before
+    assert root_site.stat().st_ino == before
     # Its page and the listings whose rows show the first sentence of what it means (its
     # repository, category and tags), and no other page.
     showing = [p for p in (project / "docs" / "errors").rglob("*.md")

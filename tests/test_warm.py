@@ -20,6 +20,7 @@ from errdocs.pages.permalinks import Addresses
 from errdocs.project import load_settings
 from errdocs.units import build as unit_build
 from errdocs.units import plan
+from errdocs.units.state import read as read_rows
 
 from .conftest import ROOT
 from .helpers import cold_site, site_tree
@@ -193,9 +194,9 @@ def test_a_refresh_patches_unit_outputs_and_the_site_file_by_file(
     data.write_text("".join(lines), "utf-8")
     build_sharded(settings, [data], jobs=1, show_progress=False)
     assert f"id/{gone}/index.html" in after and f"id/{gone}/index.html" not in inodes(site)
+    rows = read_rows(units.parent)
     for unit in units.iterdir():
-        stamp = json.loads((unit / "stamp.json").read_text("utf-8"))
-        listed = (unit / f"files-{stamp['key']}.txt").read_text("utf-8").split("\n")
+        listed = (unit / f"files-{rows[unit.name].key}.txt").read_text("utf-8").split("\n")
         held = sorted(name for name in site_tree(unit / "site")
                       if name not in ("sitemap.xml", "sitemap.xml.gz"))
         assert sorted(x for x in listed if x) == held, unit.name

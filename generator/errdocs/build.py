@@ -81,9 +81,9 @@ from errdocs.units.build import (
     Context,
     UnitResult,
     base_config,
+    built_from,
     changed_records,
     dates_enabled,
-    is_current,
     static_dir,
     to_render,
     unit_dates,
@@ -111,6 +111,10 @@ from errdocs.units.plan import (
     units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
+from errdocs.units.state import adopt, current, hand_off
+from errdocs.units.state import forget as forget_rows
+from errdocs.units.state import keep as keep_row
+from errdocs.units.state import read as read_rows
 from errdocs.units.workers import Workers
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
@@ -186,7 +190,7 @@ class UnitWatch(Protocol):
         """The plan has ``units`` units; every output told before is no longer known good."""
 
     def ready(self, unit: UnitOutput) -> None:
-        """``unit``'s output is complete and built from the plan's key (its stamp is
+        """``unit``'s output is complete and built from the plan's key (its row is
         written): it was current already, or a worker just built it."""
 
 
@@ -247,7 +251,7 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
                                if merge_only else chosen, pending, prepared.absent)
-        todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it reads its stamp
+        todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it decodes its row
                 if u.kind in _WRITTEN}
         announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
                  + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
@@ -256,19 +260,21 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         pending = journal.record(work, pending, (  # before any unit writes a page
             (page, key) for unit in dirty if unit.name in todo
             for page, key in unit.page_keys if page in todo[unit.name]))
+        _invalidate(work, dirty, units)
         ready = _watching(work, watch, units, chosen, dirty)
         results = _build(ctx, dirty, workers, show_progress, ready)
         removed, searchable = 0, None
         if selection is None:
             removed = update_manifest(settings.out_dir, sorted(prepared.generated),
                                       prepared.known)
-        _forget_other_units(work, {u.name for u in units})
         journal.settle(work, pending, None if selection is None else chosen)
         notes: tuple[str, ...] = ()
         if selection is None:
             searchable = _assemble(settings, prepared, show_progress, full_text)
             # The site is in place (a slice's history is the merge's business).
             notes = _keep_history(past)
+        else:  # the slice's units leave this machine without the catalogue
+            hand_off(work, (u.name for u in chosen))
     written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
@@ -325,13 +331,17 @@ def _to_build(ctx: Context, chosen: list[Unit], pending: journal.Journal,
     have rewritten (which the context then names, so they are rendered again), and those
     whose Markdown pages are missing from the generated tree."""
     dirty, unsettled = [], set()
+    work = ctx.work_dir
+    rows = read_rows(work)
     for unit in chosen:
         redo = journal.unsettled(pending, unit)
-        if redo or not is_current(ctx.work_dir, unit) or (
+        if redo or not current(work, rows, unit.name, unit.key) or (
                 absent and any(page in absent for page, _key in unit.page_keys)):
             dirty.append(unit)
             unsettled |= redo
-    return replace(ctx, unsettled=frozenset(unsettled)), dirty
+    built = read_rows(work, {u.name for u in dirty})  # what their outputs were built from
+    return replace(ctx, unsettled=frozenset(unsettled),
+                   built={u.name: built[u.name] for u in dirty if u.name in built}), dirty
 
 
 def _clean_leftovers(work: Path) -> None:
@@ -353,6 +363,7 @@ def _clean_leftovers(work: Path) -> None:
             elif child.is_file() and (name.startswith(TEMPORARY) or name.endswith(".tmp")
                                       or (folder == work and name in _OBSOLETE)):
                 child.unlink()
+    adopt(work)  # the units' stamp.json (a slice's, or an earlier errdocs'): now rows
 
 
 def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
@@ -361,23 +372,28 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
     only), merge the site."""
     ctx, units = prepared.ctx, prepared.units
     work = ctx.work_dir
-    stale = [u.name for u in units if not is_current(work, u)]
+    rows = read_rows(work)
+    stale = [u.name for u in units if not current(work, rows, u.name, u.key)]
     if stale:
         more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
         raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
                          f"({', '.join(stale[:5])}{more}); build them first")
     record_units = unit_count(prepared.records)
     search = plan_search(units, record_units, ctx.global_key) if full_text else []
-    todo = [u for u in search if not is_current(work, u)]
+    todo = [u for u in search if not current(work, rows, u.name, u.key)]
     progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())
+    forget_rows(work, (u.name for u in todo))  # before their outputs are touched
     for unit in todo:
-        progress.step(build_search_unit(ctx, unit, len(search)).pages)
+        count = build_search_unit(ctx, unit, len(search)).pages
+        rows[unit.name] = built_from(ctx, unit, searchable=count)
+        keep_row(work, {unit.name: rows[unit.name]})
+        progress.step(count)
     progress.close()
     everything = units + search
     merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
           settings.site_dir, work)
     _prune_units(work, {u.name for u in everything})
-    return searchable_pages(work, search) if full_text else None
+    return searchable_pages(rows, search) if full_text else None
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
@@ -511,8 +527,13 @@ def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: boo
     the name of each unit once its output is complete."""
     progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
+    by_name = {u.name: u for u in units}
 
     def done(result: UnitResult) -> None:
+        # The unit's output is complete: its row is written here, by this process alone,
+        # when a worker's result comes back (see errdocs.units.state: one writer, so no
+        # worker waits for, or fails on, the catalogue's lock).
+        keep_row(ctx.work_dir, {result.name: built_from(ctx, by_name[result.name])})
         results.append(result)
         progress.step(result.pages)
         built(result.name)
@@ -651,21 +672,29 @@ def _global_key(settings: Settings) -> str:
     return global_key(settings.config_file, extra)
 
 
-def _forget_other_units(work: Path, plan: set[str]) -> None:
-    """Unmark the records and hub units of other plans (another unit count): their pages'
-    Markdown is now this plan's, so they must never count as current again. Their folders
-    stay until the merge, which reads their file lists (then :func:`_prune_units`)."""
-    folder = work / "units"
-    for child in folder.iterdir() if folder.is_dir() else ():
-        if child.name not in plan and child.name.startswith(("rec-", "hub-")):
-            (child / "stamp.json").unlink(missing_ok=True)
+def _invalidate(work: Path, dirty: list[Unit], plan: list[Unit]) -> None:
+    """Before any unit is built, in one transaction: remove the rows of the units to build
+    (:mod:`errdocs.units.state`), and those of the records and hub units of other plans
+    (another unit count), whose pages' Markdown is now this plan's, so they must never count
+    as current again (their folders stay until the merge, which reads their file lists, then
+    :func:`_prune_units`).
+
+    All at once, rather than each unit's as a worker takes it up: one commit, not one more a
+    unit, and the rows' one writer stays this process's main thread. A kill then leaves
+    the units not built yet to be built from nothing, as a cold build builds them."""
+    names = {u.name for u in plan}
+    forget_rows(work, [u.name for u in dirty] + [
+        name for name in read_rows(work)
+        if name not in names and name.startswith(("rec-", "hub-"))])
 
 
 def _prune_units(work: Path, keep: set[str]) -> None:
-    """Drop outputs of units that are no longer in the plan (the unit count changed). After
-    the merge, so it may not fail the build: what stays is pruned next time."""
+    """Drop outputs of units that are no longer in the plan (the unit count changed), and
+    their rows. After the merge, so it may not fail the build: what stays is pruned next
+    time."""
     folder = work / "units"
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, ErrdocsError):
+        forget_rows(work, [name for name in read_rows(work) if name not in keep])
         for child in folder.iterdir() if folder.is_dir() else ():
             if child.name not in keep and child.name != ROOT:
                 shutil.rmtree(child, ignore_errors=True)

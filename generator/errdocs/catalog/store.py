@@ -18,8 +18,11 @@ What the scan learns about the inputs, kept between runs:
   and its bytes are hashed again before it is trusted.
 - ``memo_patterns`` and ``memo_templates``: what the lookup read from each pattern and message
   text (:mod:`errdocs.lookup.memo`), written by the build in a transaction of its own.
+- ``units``: what each unit's output was built from (:mod:`errdocs.units.state`), a fact about
+  an output on disk, written by the build in transactions of their own: removed before the
+  output is touched and written once it is complete.
 
-Everything here is a fact about the inputs' bytes (a line's hash, a file's hash), never about a
+Everything else here is a fact about the inputs' bytes (a line's hash, a file's hash), never about a
 build's outcome, so the scan commits it at once, in one transaction: a build that fails later
 leaves a catalogue that is still true, and a kill before the commit leaves the previous one
 (SQLite's journal). Rows no scan used last are dropped at the commit: inputs it did not look
@@ -41,8 +44,9 @@ from errdocs.code import code_digest
 from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
-FORMAT = "3"
-"""The layout; a catalogue of another is emptied (it is only a cache of the inputs)."""
+FORMAT = "4"
+"""The layout; a catalogue of another is emptied (it is only a cache of the inputs and of what
+the units' outputs were built from: their units are built again)."""
 BLOCK = 1 << 20
 """Bytes hashed at a time when hashing an input."""
 RACY_NS = 2_000_000_000
@@ -74,9 +78,12 @@ CREATE TABLE IF NOT EXISTS memo_patterns (
     text TEXT NOT NULL, browser INTEGER NOT NULL, facts TEXT NOT NULL,
     PRIMARY KEY (text, browser)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS memo_templates (
-    text TEXT PRIMARY KEY, words TEXT NOT NULL, chars INTEGER NOT NULL) WITHOUT ROWID
+    text TEXT PRIMARY KEY, words TEXT NOT NULL, chars INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS units (
+    name TEXT PRIMARY KEY, key TEXT NOT NULL, global TEXT NOT NULL, render TEXT NOT NULL,
+    pages TEXT NOT NULL, lines TEXT NOT NULL, searchable INTEGER NOT NULL) WITHOUT ROWID
 """
-_TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates")
+_TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates", "units")
 
 
 class Cached(NamedTuple):
@@ -190,7 +197,8 @@ class Catalogue:
             if sqlite_failure(exc, self.path) is not None:
                 raise self._failed(exc) from exc
             # Not a database errdocs can read (damaged, or another file put there): it is only
-            # a cache of the inputs, in errdocs' own folder, so it is made again.
+            # a cache (of the inputs, and of which units are built: without rows they are built
+            # again), in errdocs' own folder, so it is made again.
             self.path.unlink()
             try:
                 self._open(work_dir)

@@ -13,11 +13,11 @@ row files only; one that changes a message makes the boxes' data again from ever
 
 What the files on disk were made from is a row of the catalogue (``box_data``: the data key,
 a hash of the parts' keys, and each part's key and files with their content hashes), kept like
-a unit's stamp: removed before any of the files is rewritten and written once all of them are
-(:func:`forget`, :func:`keep`), so a kill in between leaves no row, and the next build makes
-every file again and compares it with the disk. A part whose key is the row's keeps its files
-(only their paths and hashes are needed: the plan keys data units by them); a file made again
-whose hash is the row's is not written.
+a unit's row (:mod:`errdocs.units.state`): removed before any of the files is rewritten and
+written once all of them are (:func:`forget`, :func:`keep`), so a kill in between leaves no
+row, and the next build makes every file again and compares it with the disk. A part whose
+key is the row's keeps its files (only their paths and hashes are needed: the plan keys data
+units by them); a file made again whose hash is the row's is not written.
 """
 
 from __future__ import annotations

@@ -12,14 +12,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from errdocs.catalog.scan import read_records
 from errdocs.search.fulltext import piece_count, search_record, write_piece
 from errdocs.site.merge import record_files
-from errdocs.units.build import Context, UnitResult, finish, stamp_of, unit_dir
+from errdocs.units.build import Context, UnitResult, finish, unit_dir
 from errdocs.units.plan import Unit, UnitKind, stable_hash
+from errdocs.units.state import Built
 
 VERSION = "1"
 """Bump when the indexed text changes, so every piece is indexed again."""
@@ -43,7 +44,8 @@ def plan_search(units: list[Unit], record_units: int, global_key: str) -> list[U
 
 
 def build_search_unit(ctx: Context, unit: Unit, pieces: int) -> UnitResult:
-    """Index one piece into the unit's ``site.new`` folder, then swap it in."""
+    """Index one piece into the unit's ``site.new`` folder, then swap it in (the caller
+    removes the unit's row before and writes it after, with the count of pages indexed)."""
     start = time.perf_counter()
     folder = unit_dir(ctx.work_dir, unit.name)
     piece = int(unit.name.split("-")[1])
@@ -55,14 +57,13 @@ def build_search_unit(ctx: Context, unit: Unit, pieces: int) -> UnitResult:
     html = _marked_pages(unit_dir(ctx.work_dir, "root") / "site") if piece == 0 else iter(())
     count = write_piece(records, target, pieces, html)
     record_files(folder, unit.key, fresh)
-    finish(folder, {"key": unit.key, "searchable": count})
+    finish(folder)
     return UnitResult(unit.name, count, 0, time.perf_counter() - start)
 
 
-def searchable_pages(work_dir: Path, units: list[Unit]) -> int:
-    """Pages in the search index, as its units recorded."""
-    counts = (stamp_of(unit_dir(work_dir, u.name)).get("searchable", 0) for u in units)
-    return sum(count for count in counts if isinstance(count, int))
+def searchable_pages(rows: Mapping[str, Built], units: list[Unit]) -> int:
+    """Pages in the search index, as its units' rows recorded."""
+    return sum(rows[u.name].searchable for u in units if u.name in rows)
 
 
 def _marked_pages(site: Path) -> Iterator[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 A unit writes its pages' Markdown in ``docs/errors/`` before MkDocs runs, and a page that is not
 rendered again keeps the Markdown it has: that is right while every page's Markdown is the one
-its unit's stamp names. A build killed (or failed) half-way breaks it: it may have written a page
+its unit's row names. A build killed (or failed) half-way breaks it: it may have written a page
 that a later build, of other data or with another number of units, finds in a unit that is
 current and would never write it again. So before any unit is built, the build records the page
 key (:attr:`Unit.page_keys`, which decides the Markdown) of every page it will render

@@ -11,8 +11,9 @@ records takes ~5 minutes and a reader should not wait that long for any page:
 - what exists now is, in order: the site folder when errdocs built one (a warm start serves
   the previous site at once, until the build swaps the new one in), else the outputs of the
   units the running build has finished (:class:`Served`). A unit's output is complete once
-  its stamp is written, and the build says so (:class:`errdocs.build.UnitWatch`); its file
-  list (``files-KEY.txt``, made for the merge) says which site paths it holds. The build
+  its row of the catalogue is written (:mod:`errdocs.units.state`), and the build says so
+  (:class:`errdocs.build.UnitWatch`); its file list (``files-KEY.txt``, made for the merge)
+  says which site paths it holds. The build
   makes the root unit first (home page, hand-written pages, listings, theme assets), so the
   home page comes a unit's time after the plan.
 

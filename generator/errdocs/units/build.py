@@ -1,10 +1,12 @@
 """Build one unit: write its Markdown pages, then run MkDocs on them alone.
 
 Each unit has a folder under the work folder (``.errdocs/units/NAME/``) holding its MkDocs
-config (``mkdocs.yml``, which INHERITs the project's), its page list, and its built output
-``site/`` with a ``stamp.json`` naming the key it was built from. A unit whose stamp matches
-its key is up to date and is not built again: the stamp is removed before the output is
-replaced and written (by rename) after, so a stamp always names a complete output.
+config (``mkdocs.yml``, which INHERITs the project's), the page list MkDocs is given
+(``pages.json``, written before each run) and its built output ``site/``. What that output was
+built from is the unit's row of the catalogue (:mod:`errdocs.units.state`): a unit whose row
+has its key is up to date and is not built again. The build removes the row before a unit is
+built and writes it after (:func:`built_from`); a unit build is given the row it had
+(:attr:`Context.built`) and only reads it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -39,6 +41,7 @@ from errdocs.site.merge import (
 )
 from errdocs.units.mkdocs_run import BuildError, run_mkdocs
 from errdocs.units.plan import Unit, UnitKind, group_pages, record_groups, related_targets
+from errdocs.units.state import Built
 
 LASTMOD = "errdocs-lastmod"
 HOSTED_DROPS = frozenset({"search", "material/search"})
@@ -87,9 +90,9 @@ class Context:
     detailed: frozenset[str] | None = None
     """Records whose page this context can render (a worker's slice holds their light copy,
     related lists and groups: :func:`for_unit`); None: every record (the whole catalogue)."""
-    line_hashes: dict[str, str] = field(default_factory=dict)
-    """The stamp's hash (:func:`_line`) of the unit's other records, whose light copy is not
-    sent."""
+    built: Mapping[str, Built] = field(default_factory=dict)
+    """Each unit's row (what its output was built from) when this build started, read before
+    the rows of the units it builds were removed (in a worker's slice: its unit's)."""
 
 
 @dataclass(frozen=True)
@@ -110,10 +113,19 @@ def unit_dir(work_dir: Path, name: str) -> Path:
     return work_dir / "units" / name
 
 
-def is_current(work_dir: Path, unit: Unit) -> bool:
-    """True when the unit's output was built from exactly this key."""
-    stamp = stamp_of(unit_dir(work_dir, unit.name))
-    return stamp.get("key") == unit.key and (unit_dir(work_dir, unit.name) / "site").is_dir()
+def previous(ctx: Context, unit: Unit) -> Built | None:
+    """What the unit's output was built from when this build started; None when it has no
+    row (built from nothing, then) or no output."""
+    row = ctx.built.get(unit.name)
+    return row if row is not None and (unit_dir(ctx.work_dir, unit.name) / "site").is_dir() \
+        else None
+
+
+def built_from(ctx: Context, unit: Unit, searchable: int = 0) -> Built:
+    """The unit's row once :func:`build_unit` built it."""
+    lines = {i: _line(ctx, i) for i in unit.members} if unit.kind is UnitKind.RECORDS else {}
+    return Built(unit.key, ctx.global_key, ctx.render_key, json.dumps(dict(unit.page_keys)),
+                 json.dumps(lines), searchable)
 
 
 def build_unit(ctx: Context, unit: Unit) -> UnitResult:
@@ -140,49 +152,40 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
     kept = [f"{sub}/{p}" for p in sorted(reused)]
     config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
-    before = _output_files(folder) if unit.kind is not UnitKind.ROOT else None
+    row = previous(ctx, unit) if unit.kind is not UnitKind.ROOT else None
+    before = _output_files(folder, row)
     config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key,
-                                 "render": ctx.render_key, "pages": keys}
-    if unit.kind is UnitKind.RECORDS:
-        stamp["lines"] = {i: _line(ctx, i) for i in unit.members}
     others = _companion_files(ctx, unit, {p for p in keys if p not in fresh}) if (
         unit.kind is UnitKind.RECORDS) else []
-    if before is not None:  # only what changed is put into the unit's output
+    if row is not None and before is not None:  # only what changed goes into the output
         _write_companions(folder, companions, [])
         _keep_sitemap(folder, config, kept, folder / "site" / SITEMAP)
         after = {_dest(config, p) for p in kept} | set(others)
-        _patch(folder, unit.key, before, after, stamp)
+        _patch(folder, unit.key, row.key, before, after)
     else:
         _reuse_outputs(folder, config, kept)
         if unit.kind is UnitKind.RECORDS:
             _write_companions(folder, companions, others)
         record_files(folder, unit.key, folder / "site.new")
-        finish(folder, stamp)
+        finish(folder)
     return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
 
 
-def _output_files(folder: Path) -> list[str] | None:
-    """The files of the unit's current output, when it is complete and listed (its stamp
+def _output_files(folder: Path, row: Built | None) -> list[str] | None:
+    """The files of the unit's output, when it is complete and listed (``row``, its row,
     names the key its file list is kept under): it can then be patched in place."""
-    key = stamp_of(folder).get("key")
-    if not isinstance(key, str) or not (folder / "site").is_dir():
-        return None
-    return UnitOutput("", key, folder).files()
+    return None if row is None else UnitOutput("", row.key, folder).files()
 
 
-def _patch(folder: Path, key: str, before: list[str], kept: set[str],
-           stamp: dict[str, object]) -> None:
-    """Bring the unit's output to the new version in place: each file MkDocs (or a record's
-    companions) made in ``site.new`` replaces its namesake by rename, the files of ``before``
-    that are neither made nor ``kept`` go, the sitemap is the new one. Renames and unlinks
-    never change a file's content, so the live site and the merge's spare tree, which link
-    the same files, keep theirs. The stamp goes first and comes back last (see
-    :func:`finish`): a kill in between leaves the unit to be built again from nothing."""
+def _patch(folder: Path, key: str, patched: str, before: list[str], kept: set[str]) -> None:
+    """Bring the unit's output, built from ``patched``, to the version of ``key`` in place:
+    each file MkDocs (or a record's companions) made in ``site.new`` replaces its namesake by
+    rename, the files of ``before`` that are neither made nor ``kept`` go, the sitemap is the
+    new one. Renames and unlinks never change a file's content, so the live site and the
+    merge's spare tree, which link the same files, keep theirs. The unit has no row meanwhile
+    (:mod:`errdocs.units.state`): a kill leaves it to be built again from nothing."""
     old, fresh = folder / "site", folder / "site.new"
     made = _walk(fresh)
-    patched = str(stamp_of(folder).get("key"))  # the key of ``before``
-    (folder / "stamp.json").unlink(missing_ok=True)
     for relative in made:
         target = old / relative
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -197,7 +200,6 @@ def _patch(folder: Path, key: str, before: list[str], kept: set[str],
     _prune({(old / r).parent for r in gone}, old)
     record_files(folder, key, old, names=sorted(files), rewrote=(patched, made, gone))
     shutil.rmtree(fresh)
-    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
 
 def _walk(site: Path) -> list[str]:
@@ -229,7 +231,7 @@ def to_render(ctx: Context, unit: Unit) -> set[str]:
     """The pages a records or hub unit renders: those not built before from the same inputs
     (and the same code, config and theme), and the unsettled ones."""
     keys = dict(unit.page_keys)
-    reused = _reusable(unit_dir(ctx.work_dir, unit.name), ctx.global_key, keys)
+    reused = _reusable(previous(ctx, unit), ctx.global_key, keys)
     return {p for p in keys if p not in reused or p in ctx.unsettled}
 
 
@@ -239,16 +241,16 @@ def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
     count = 0
     for unit in units:
         if unit.kind is UnitKind.RECORDS:
-            lines = stamp_of(unit_dir(ctx.work_dir, unit.name)).get("lines")
-            before = lines if isinstance(lines, dict) else {}
+            row = ctx.built.get(unit.name)
+            before = row.line_hashes() if row is not None else {}
             count += sum(before.get(i) != _line(ctx, i) for i in unit.members)
     return count
 
 
 def _line(ctx: Context, record_id: str) -> str:
-    """A short form of the hash of a record's line, for the stamp."""
-    light = ctx.lights.get(record_id)
-    return ctx.line_hashes[record_id] if light is None else light.line_hash[:16]
+    """A short form of the hash of a record's line, for the unit's row (in the build's main
+    process, which has every record's light copy)."""
+    return ctx.lights[record_id].line_hash[:16]
 
 
 def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
@@ -257,12 +259,10 @@ def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
     templates, addresses), only those whose own inputs changed and the unsettled ones. The
     Markdown (and the companions) of the others are what that build wrote: a ``mkdocs.yml``
     edit converts every page again, it does not render them again."""
-    folder = unit_dir(ctx.work_dir, unit.name)
-    stamp = stamp_of(folder)
-    before = stamp.get("pages")
-    if (not ctx.render_key or stamp.get("render") != ctx.render_key
-            or not isinstance(before, dict) or not (folder / "site").is_dir()):
+    row = previous(ctx, unit)
+    if not ctx.render_key or row is None or row.render != ctx.render_key:
         return todo
+    before = row.page_keys()
     keys = dict(unit.page_keys)
     return {p for p in todo if before.get(p) != keys[p] or p in ctx.unsettled}
 
@@ -276,12 +276,11 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
     fresh = folder / "site.new"
     shutil.rmtree(fresh, ignore_errors=True)
     keys = dict(unit.page_keys)
-    stamp: dict[str, object] = {"key": unit.key, "global": ctx.global_key, "pages": keys}
-    previous = stamp_of(folder)
-    before, old = _output_files(folder), previous.get("pages")
-    if before is not None and isinstance(old, dict):
+    row = previous(ctx, unit)
+    before = _output_files(folder, row)
+    if row is not None and before is not None:
         # Patched in place: only the files whose content changed are linked again.
-        (folder / "stamp.json").unlink(missing_ok=True)
+        old = row.page_keys()
         site = folder / "site"
         placed = []
         for path in unit.members:
@@ -296,14 +295,12 @@ def _copy_data(ctx: Context, unit: Unit, folder: Path) -> None:
         _prune({t.parent for t in gone}, site)
         record_files(folder, unit.key, site, names=sorted(str(t.relative_to(site))
                                                           for t in now),
-                     rewrote=(str(previous.get("key")), placed,
-                              [str(t.relative_to(site)) for t in gone]))
-        atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
+                     rewrote=(row.key, placed, [str(t.relative_to(site)) for t in gone]))
         return
     for path in unit.members:
         _place(*_data_file(ctx, path, fresh))
     record_files(folder, unit.key, fresh)
-    finish(folder, stamp)
+    finish(folder)
 
 
 def _data_file(ctx: Context, path: str, site: Path) -> tuple[Path, Path]:
@@ -341,18 +338,17 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     without their rows: a record page shows a group's label and path only), and the related
     lists (with the entries they show) of the records whose page it may render."""
     groups: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in GroupKind}
-    entries, lights, related, hashes = {}, {}, {}, {}
+    entries, lights, related = {}, {}, {}
     catalog = ctx.catalog
     detailed: set[str] | None = None
     if unit.kind is UnitKind.RECORDS:
         # A refresh renders a few pages of a unit: only their records' light copies, related
         # lists (with the entries they show, ~2.5 KB a record) and groups are sent; of the
-        # other members, their entry (its page's path) and the hash of their line.
+        # other members, their entry (its page's path).
         render, detailed = may_render(ctx, unit), set()
         for record_id in unit.members:
             entries[record_id] = catalog.entries[record_id]
             if entries[record_id].path not in render:
-                hashes[record_id] = _line(ctx, record_id)
                 continue
             detailed.add(record_id)
             lights[record_id] = light = ctx.lights[record_id]
@@ -375,7 +371,8 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                    changes=ctx.changes if changes else (),
                    changes_links=ctx.changes_links if changes else (),
                    detailed=None if detailed is None else frozenset(detailed),
-                   line_hashes=hashes), unit
+                   built={unit.name: ctx.built[unit.name]} if unit.name in ctx.built
+                   else {}), unit
 
 
 def may_render(ctx: Context, unit: Unit) -> set[str]:
@@ -394,22 +391,11 @@ def _check_detailed(ctx: Context, unit: Unit, record_id: str) -> None:
                          "unit was being built; build again")
 
 
-def stamp_of(folder: Path) -> dict[str, object]:
-    try:
-        data = json.loads((folder / "stamp.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _reusable(folder: Path, global_key: str, keys: dict[str, str]) -> set[str]:
+def _reusable(row: Built | None, global_key: str, keys: dict[str, str]) -> set[str]:
     """Pages built before from the same inputs (and the same code, config and theme)."""
-    stamp = stamp_of(folder)
-    if stamp.get("global") != global_key or not (folder / "site").is_dir():
+    if row is None or row.global_key != global_key:
         return set()
-    before = stamp.get("pages")
-    if not isinstance(before, dict):
-        return set()
+    before = row.page_keys()
     return {p for p, k in keys.items() if before.get(p) == k}
 
 
@@ -517,16 +503,13 @@ def _reuse_outputs(folder: Path, config: MkDocsConfig, pages: list[str]) -> None
     keep_sitemap_entries(old / SITEMAP, fresh / SITEMAP, urls, config.site_url or "")
 
 
-def finish(folder: Path, stamp: dict[str, object]) -> None:
-    """Replace the unit's output with the new one and record what it was built from: the
-    stamp goes first and comes back last (by rename), so a kill in between leaves the unit
-    to be built again, never an output marked current that is not complete."""
+def finish(folder: Path) -> None:
+    """Replace the unit's output with the new one (``site.new``). The unit has no row
+    meanwhile (:mod:`errdocs.units.state`): a kill leaves it to be built again."""
     fresh, final = folder / "site.new", folder / "site"
-    (folder / "stamp.json").unlink(missing_ok=True)
     if final.exists():
         shutil.rmtree(final)  # what fails here is said, not a later "Directory not empty"
     os.replace(fresh, final)
-    atomic_write(folder / "stamp.json", json.dumps(stamp).encode("utf-8"))
 
 
 def _write_config(ctx: Context, unit: Unit, folder: Path, owned: Iterable[str],
