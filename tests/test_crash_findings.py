@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from click.testing import CliRunner
 from errdocs.cli import main
 from errdocs.errors import os_failure
 from errdocs.units import plan as shards
+from errdocs.units.state import read as read_rows
 
 from . import faults
 from .crashscene import LEFTOVER, Scene, build, copy, normal, state, steady, tree
@@ -261,3 +263,33 @@ def test_kill_9_of_a_parallel_build(scene: Scene) -> None:
     normal(project, data["b"], scene.base)
     assert _leftovers(project) == []
     assert state(project) == scene.cold["b"]
+
+
+_OUTPUT = re.compile(r"^\.errdocs/units/([^/]+)/site(\.new)?(/|$)")
+
+
+def test_a_units_row_goes_before_its_output_changes_and_comes_back_after(
+        crash_scene: Scene) -> None:
+    """What each unit was built from is a row of the catalogue (:mod:`errdocs.units.state`).
+    Killed at the first write of a unit's output, that unit has no row (the rows of the units
+    being built were removed, committed, before); killed at the commit of the first row
+    written once a unit's output is complete, or at the write after it, the next build
+    equals a cold one."""
+    scene, data = crash_scene, crash_scene.data
+    project, work = scene.case, scene.case / ".errdocs"
+    copy(scene.template, project)
+    log = faults.run_forked(build(project, data["b"]), faults.Plan(str(project)),
+                            scene.base).log
+    first = next(k for k, (_op, path) in enumerate(log, start=1) if _OUTPUT.match(path))
+    row = next(k for k, (op, path) in enumerate(log, start=1)
+               if k > first and op == "sqlite" and path == ".errdocs/catalog.sqlite")
+    for k in (first, row, row + 1):
+        copy(scene.template, project)
+        killed = faults.run_forked(build(project, data["b"]),
+                                   faults.Plan(str(project), "kill", k), scene.base)
+        assert killed.code == -9, (k, log[k - 1])
+        if k == first:
+            match = _OUTPUT.match(log[k - 1][1])
+            assert match is not None and match.group(1) not in read_rows(work)
+        normal(project, data["b"], scene.base)
+        assert state(project) == scene.cold["b"], (k, log[k - 1])
