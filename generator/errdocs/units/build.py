@@ -117,8 +117,9 @@ def previous(ctx: Context, unit: Unit) -> Built | None:
     """What the unit's output was built from when this build started; None when it has no
     row (built from nothing, then) or no output."""
     row = ctx.built.get(unit.name)
-    return row if row is not None and (unit_dir(ctx.work_dir, unit.name) / "site").is_dir() \
-        else None
+    if row is None or not (unit_dir(ctx.work_dir, unit.name) / "site").is_dir():
+        return None
+    return row
 
 
 def built_from(ctx: Context, unit: Unit, searchable: int = 0) -> Built:

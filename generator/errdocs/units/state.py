@@ -24,6 +24,7 @@ build's start, so the file names what is there.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -68,21 +69,25 @@ def _decoded(text: str) -> dict[str, str]:
 
 
 def read(work: Path, full: Collection[str] = ()) -> dict[str, Built]:
-    """Every unit's row, by name (none when there is no catalogue, or one of another
-    errdocs: its units are built again); the page keys and line hashes only in the rows of
-    ``full``, the units a build builds (at 310,000 records every unit's are ~50 MB)."""
+    """Every unit's row, by name (none when there is no catalogue, one of another errdocs or
+    one that cannot be read: its units are built again); the page keys and line hashes only
+    in the rows of ``full``, the units a build builds (at 310,000 records every unit's are
+    ~50 MB)."""
     with Catalogue(work, keep=False) as catalogue:
         db = catalogue.db
         if db is None:
             return {}
-        rows = {name: Built(key, global_key, render, searchable=searchable)
-                for name, key, global_key, render, searchable in db.execute(
-                    "SELECT name, key, global, render, searchable FROM units")}
-        for name in full:
-            if name in rows:
-                pages, lines = db.execute("SELECT pages, lines FROM units WHERE name = ?",
-                                          (name,)).fetchone()
-                rows[name] = replace(rows[name], pages=pages, lines=lines)
+        try:
+            rows = {name: Built(key, global_key, render, searchable=searchable)
+                    for name, key, global_key, render, searchable in db.execute(
+                        "SELECT name, key, global, render, searchable FROM units")}
+            for name in full:
+                if name in rows:
+                    pages, lines = db.execute("SELECT pages, lines FROM units WHERE name = ?",
+                                              (name,)).fetchone()
+                    rows[name] = replace(rows[name], pages=pages, lines=lines)
+        except sqlite3.Error:  # damaged: the next write (the scan's first) says so
+            return {}
     return rows
 
 
