@@ -417,8 +417,11 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
 def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
     """The settled row's sources key (:func:`settled.sources_key`); None when a stat cannot
     be trusted (the build then neither takes nor writes a row)."""
-    extra = f"{_global_key(settings)}\0{options}\0{settings!r}\0" \
-            f"{os.environ.get('SOURCE_DATE_EPOCH', '')}"
+    # The settings' paths (the profile and site address are in the global key; a repr of
+    # its frozenset would change order between runs).
+    places = (settings.config_file, settings.docs_dir, settings.site_dir, settings.subtree)
+    extra = "\0".join([_global_key(settings), options, *map(str, places),
+                        os.environ.get("SOURCE_DATE_EPOCH", "")])
     try:
         # Made now, not by the build: making it changes the docs folder's stat, a source.
         settings.out_dir.mkdir(parents=True, exist_ok=True)
