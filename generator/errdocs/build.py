@@ -77,7 +77,7 @@ from errdocs.site.lock import project_lock
 from errdocs.site.merge import MergeError, UnitOutput, merge
 from errdocs.site.owner import check_site_dir
 from errdocs.site.state import site_folder
-from errdocs.units import scratch
+from errdocs.units import scratch, settled
 from errdocs.units.build import (
     Context,
     UnitResult,
@@ -220,6 +220,9 @@ class _Prepared:
     written: int
     lookup_problems: tuple[Problem, ...]
     unconverted: int
+    root_files: tuple[str, ...] = ()
+    """The generated tree's paths of the pages a build rewrites whenever they differ (the
+    root's generated pages): the settled row watches their stat."""
 
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
@@ -242,13 +245,41 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     work = settings.work_dir
     if selection is None:  # the site will be replaced: refuse a folder errdocs did not make
         check_site_dir(settings, work)
+    paths = list(paths)
+    # Only a plain build of the whole site may be taken from the settled row or write one.
+    whole = selection is None and not merge_only and choose is None and watch is None
     # Workers forked first, while this process holds no records (see parallel.Workers), and
     # before the lock is taken, so no worker shares it; naming: the folder of a failed write
     # that names no file.
     with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
-            project_lock(work), History(site_folder(work, settings.site_dir), keep_versions,
-                                        reset=reset_history) as past:
+            project_lock(work):
         _clean_leftovers(work)  # under the lock: no other build is using them
+        options = f"{full_text} {keep_versions} {strict}"
+        sources = _sources(settings, paths, options) if whole else None
+        done = None if reset_history else _take_settled(settings, sources, strict,
+                                                         show_progress)
+        if done is not None:
+            return done
+        settled.forget(work)  # before anything is written
+        return _build_all(settings, paths, jobs=jobs, strict=strict, selection=selection,
+                          merge_only=merge_only, show_progress=show_progress,
+                          full_text=full_text, keep_versions=keep_versions,
+                          reset_history=reset_history, choose=choose, watch=watch,
+                          workers=workers, settle=None if sources is None else (
+                              options, sources))
+
+
+def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool,
+               selection: Slice | None, merge_only: bool, show_progress: bool,
+               full_text: bool, keep_versions: int, reset_history: bool,
+               choose: Chooser | None, watch: UnitWatch | None, workers: Workers,
+               settle: tuple[str, str] | None) -> ShardedReport:
+    """:func:`build_sharded` when the settled row was not taken; ``settle``: the options and
+    the sources key as the build started, to write the row with once the site is in place
+    (None: this build may not write one)."""
+    work = settings.work_dir
+    with History(site_folder(work, settings.site_dir), keep_versions,
+                 reset=reset_history) as past:
         prepared = _prepare(settings, paths, strict, full_text, past, choose)
         units = prepared.units
         # Slices leave the units made from the history to the merge (from_history).
@@ -276,9 +307,11 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         journal.settle(work, pending, None if selection is None else chosen)
         notes: tuple[str, ...] = ()
         if selection is None:
-            searchable = _assemble(settings, prepared, show_progress, full_text)
+            searchable, merged = _assemble(settings, prepared, show_progress, full_text)
             # The site is in place (a slice's history is the merge's business).
             notes = _keep_history(past)
+            if not notes and settle is not None:
+                _settle(settings, paths, settle, prepared, merged, searchable)
         else:  # the slice's units leave this machine without the catalogue
             hand_off(work, (u.name for u in chosen))
     written = prepared.written + sum(r.written for r in results)
@@ -316,6 +349,7 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
     with naming(settings.project_dir), project_lock(work), History(
             site_folder(work, settings.site_dir), keep_versions) as past:
         _clean_leftovers(work)
+        settled.forget(work)  # it writes the generated tree: the next build reads it all
         prepared = _prepare(settings, paths, strict, False, past)
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent)
@@ -373,9 +407,9 @@ def _clean_leftovers(work: Path) -> None:
 
 
 def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
-              full_text: bool) -> int | None:
+              full_text: bool) -> tuple[int | None, list[Unit]]:
     """Check every unit is current, index the search pieces that changed (``full_text``
-    only), merge the site."""
+    only), merge the site. The pages in the full-text index, and the units merged."""
     ctx, units = prepared.ctx, prepared.units
     work = ctx.work_dir
     rows = read_rows(work)
@@ -399,7 +433,65 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
     merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
           settings.site_dir, work)
     _prune_units(work, {u.name for u in everything})
-    return searchable_pages(rows, search) if full_text else None
+    return searchable_pages(rows, search) if full_text else None, everything
+
+
+def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
+    """The settled row's sources key (:func:`settled.sources_key`); None when a stat cannot
+    be trusted (the build then neither takes nor writes a row)."""
+    # The settings' paths (the profile and site address are in the global key; a repr of
+    # its frozenset would change order between runs).
+    places = (settings.config_file, settings.docs_dir, settings.site_dir, settings.subtree)
+    extra = "\0".join([_global_key(settings), options, *map(str, places),
+                        os.environ.get("SOURCE_DATE_EPOCH", "")])
+    try:
+        # Made now, not by the build: making it changes the docs folder's stat, a source.
+        settings.out_dir.mkdir(parents=True, exist_ok=True)
+        return settled.sources_key(settings.docs_dir, settings.subtree, paths, extra)
+    except settled.Racy:
+        return None
+
+
+def _take_settled(settings: Settings, sources: str | None, strict: bool,
+                  show_progress: bool) -> ShardedReport | None:
+    """When nothing changed since the build that wrote the settled row: merge its units
+    (which puts back a site edited by hand) and say what it said. None: build."""
+    work = settings.work_dir
+    row = settled.read(work) if sources is not None else None
+    if (row is None or row.sources != sources or (strict and row.outcome.problems)
+            or not settled.outputs_unchanged(settings.docs_dir, row.outputs)):
+        return None
+    rows = read_rows(work)
+    if not all(current(work, rows, name, key) for name, key in row.units):
+        return None
+    announce(0, 0, 0, len(row.units), enabled=show_progress)
+    merge([UnitOutput(name, key, unit_dir(work, name)) for name, key in row.units],
+          settings.site_dir, work)
+    done = row.outcome
+    return ShardedReport(done.records, done.problems, done.units, 0, done.units, 0, 0, 0, True,
+                         done.searchable, done.generated, tuple(done.lookup_problems),
+                         done.unconverted)
+
+
+def _settle(settings: Settings, paths: list[Path], settle: tuple[str, str],
+            prepared: _Prepared, merged: list[Unit], searchable: int | None) -> None:
+    """Write the settled row, when the sources did not change while the build ran and what
+    it wrote can be trusted by its stat. Failing to is not a failure: the next build is then
+    a full one."""
+    options, sources = settle
+    sub = settings.subtree
+    try:
+        if _sources(settings, paths, options) != sources:
+            return
+        outputs = settled.output_stats(settings.docs_dir, settled.generated_outputs(
+            sub, prepared.generated, prepared.root_files))
+        settled.keep(settings.work_dir, settled.Settled(
+            sources, outputs, [(u.name, u.key) for u in merged], settled.Outcome(
+                prepared.records, prepared.problems, list(prepared.lookup_problems),
+                prepared.unconverted, len(prepared.generated), searchable,
+                len(prepared.units))))
+    except (settled.Racy, OSError):
+        return
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
@@ -484,7 +576,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   changes_links=tuple(sorted(listed)), render_key=rendering)
     return _Prepared(ctx, units, generated, known, frozenset(generated - present),
                      found.problems, len(found.lights), written, boxes.problems,
-                     boxes.unconverted)
+                     boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]))
 
 
 def _page_units(memo: Memo, model: str, rendering: str, lights: list[Light], catalog: Catalog,

@@ -93,10 +93,11 @@ def update_manifest(out_dir: Path, current: Iterable[str], known: set[str] | Non
     """Record ``current`` as what errdocs wrote; delete what it wrote before and is gone now.
     ``known``: the manifest as :func:`claim` returned it (saves reading it again)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    files = list(current)
+    files = set(current)
     before = read_manifest(out_dir) if known is None else known
-    removed = _remove_stale(out_dir, before - set(files))
-    _write_manifest(out_dir, files)
+    removed = _remove_stale(out_dir, before - files)
+    if files != before:  # else the manifest on disk already says so (a no-op writes nothing)
+        _write_manifest(out_dir, files)
     return removed
 
 
