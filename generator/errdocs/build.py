@@ -260,7 +260,6 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                                                          show_progress)
         if done is not None:
             return done
-        settled.forget(work)  # before anything is written
         return _build_all(settings, paths, jobs=jobs, strict=strict, selection=selection,
                           merge_only=merge_only, show_progress=show_progress,
                           full_text=full_text, keep_versions=keep_versions,
@@ -349,7 +348,6 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
     with naming(settings.project_dir), project_lock(work), History(
             site_folder(work, settings.site_dir), keep_versions) as past:
         _clean_leftovers(work)
-        settled.forget(work)  # it writes the generated tree: the next build reads it all
         prepared = _prepare(settings, paths, strict, False, past)
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent)
@@ -445,8 +443,6 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
     extra = "\0".join([_global_key(settings), options, *map(str, places),
                         os.environ.get("SOURCE_DATE_EPOCH", "")])
     try:
-        # Made now, not by the build: making it changes the docs folder's stat, a source.
-        settings.out_dir.mkdir(parents=True, exist_ok=True)
         return settled.sources_key(settings.docs_dir, settings.subtree, paths, extra)
     except settled.Racy:
         return None
@@ -504,6 +500,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
         raise StrictProblems(found.problems)
+    # Whatever comes next may change the units, the generated tree or the site: the settled
+    # row no longer names them (the scan before only wrote facts about the inputs).
+    settled.forget(work)
     addresses = site_addresses(settings)
     rendering = render_key(addresses)
     # The catalogue model and the page units are kept between builds, under a hash of what

@@ -180,10 +180,11 @@ def read(work: Path) -> Settled | None:
 
 
 def forget(work: Path) -> None:
-    """Remove the row (committed), before a build that did not take it writes anything."""
-    path = work / FILE
-    if path.is_file():
-        _write(path, None)
+    """Remove the row (committed), before a build that did not take it writes anything; the
+    catalogue is not touched when it holds none (a failed ``--strict`` build changes
+    nothing)."""
+    if read(work) is not None:
+        _write(work / FILE, None)
 
 
 def keep(work: Path, settled: Settled) -> None:
