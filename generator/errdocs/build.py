@@ -451,7 +451,8 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
 def _take_settled(settings: Settings, sources: str | None, strict: bool,
                   show_progress: bool) -> ShardedReport | None:
     """When nothing changed since the build that wrote the settled row: merge its units
-    (which puts back a site edited by hand) and say what it said. None: build."""
+    (which puts back a page of the site deleted, added or replaced by hand) and say what it
+    said. None: build."""
     work = settings.work_dir
     row = settled.read(work) if sources is not None else None
     if (row is None or row.sources != sources or (strict and row.outcome.problems)
@@ -460,10 +461,10 @@ def _take_settled(settings: Settings, sources: str | None, strict: bool,
     rows = read_rows(work)
     if not all(current(work, rows, name, key) for name, key in row.units):
         return None
-    announce(0, 0, 0, len(row.units), enabled=show_progress)
+    done = row.outcome
+    announce(0, 0, 0, done.units, enabled=show_progress)  # as a full build counts: the plan's
     merge([UnitOutput(name, key, unit_dir(work, name)) for name, key in row.units],
           settings.site_dir, work)
-    done = row.outcome
     return ShardedReport(done.records, done.problems, done.units, 0, done.units, 0, 0, 0, True,
                          done.searchable, done.generated, tuple(done.lookup_problems),
                          done.unconverted)
