@@ -120,13 +120,18 @@ def _is_site_url(url: str) -> bool:
 
 def read_config_data(path: Path) -> dict[str, object]:
     """The top level of ``mkdocs.yml``, ignoring MkDocs' custom tags (``!ENV`` and such)."""
+    return config_data(path, path.read_bytes())
+
+
+def config_data(path: Path, text: bytes) -> dict[str, object]:
+    """:func:`read_config_data` of ``text``, the bytes of ``path``."""
 
     class _Loader(yaml.SafeLoader):
         pass
 
     _Loader.add_multi_constructor("", lambda loader, suffix, node: None)
     try:
-        data = yaml.load(path.read_text("utf-8"), Loader=_Loader)  # a SafeLoader subclass
+        data = yaml.load(text.decode("utf-8"), Loader=_Loader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:  # where MkDocs itself would say it, in one line
         mark = exc.problem_mark
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
