@@ -204,6 +204,43 @@ def test_a_new_tree_keeps_its_folder_times_from_the_start(
     assert outside.read_text("utf-8") == "keep me"
 
 
+@pytest.mark.parametrize("wait", [True, False])
+def test_folder_times_the_merge_just_wrote_are_trusted_once_the_margin_is_waited_out(
+        tmp_path: Path, project: Path, build_date: None, wait: bool,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refresh of 3,100 of 310,000 records left ~10,000 folders written within the margin
+    # for recent changes, and the next repair of that tree listed each again (21 s of a
+    # build with nothing changed); a new tree, every folder. With many such folders the merge
+    # now waits the margin out (at most RACY_NS, here 0.3 s) and keeps a time after it.
+    # Without the wait (the control) the same builds list many folders.
+    monkeypatch.setattr(merge, "RACY_NS", 300_000_000)
+    monkeypatch.setattr(merge, "SETTLE_FOLDERS", 1 if wait else 10**9)
+    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
+    changed = tmp_path / "b.jsonl"
+    changed.write_bytes(data.read_bytes())
+    for number in (2, 11):
+        prefix_field(changed, number, "errorMessage", "Changed: ")
+    site = project / "site"
+    _build(project, data, site)  # both trees made new
+    _build(project, changed, site)  # a refresh: the spare updated, then live
+    listed = _spare_listings(monkeypatch, site)
+    for _ in range(2):  # each tree repaired once: the cold build's, then the refresh's
+        _build(project, changed, site)
+    cold = _cold(tmp_path, changed, "b")
+    assert site_tree(site) == cold
+    if wait:
+        assert 1 <= len(listed) <= 4, listed  # the trees' roots (always listed)
+    else:
+        assert len(listed) > 20, listed
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me", "utf-8")
+    _hand_edits(site, outside)  # hand edits to trusted folders are still put right
+    for _ in range(3):
+        _build(project, changed, site)
+        assert site_tree(site) == cold
+    assert outside.read_text("utf-8") == "keep me"
+
+
 def _hand_edited(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
                  ) -> tuple[Path, Path, dict[str, bytes], Path]:
     """A site built three times (both trees repaired once: each has its folder times), then
