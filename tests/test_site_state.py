@@ -142,6 +142,16 @@ def _hand_edits(site: Path, outside: Path) -> None:
     (site / "stray" / "deep" / "x.txt").write_text("x", "utf-8")
 
 
+def _two_versions(tmp_path: Path) -> tuple[Path, Path]:
+    """Data of 20 records, and a copy with two of their messages changed."""
+    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
+    changed = tmp_path / "b.jsonl"
+    changed.write_bytes(data.read_bytes())
+    for number in (2, 11):
+        prefix_field(changed, number, "errorMessage", "Changed: ")
+    return data, changed
+
+
 def _times_files(project: Path) -> list[Path]:
     return sorted((project / ".errdocs" / "sites").glob(f"*/{state.TIMES}*.json"))
 
@@ -215,11 +225,7 @@ def test_folder_times_the_merge_just_wrote_are_trusted_once_the_margin_is_waited
     # Without the wait (the control) the same builds list many folders.
     monkeypatch.setattr(merge, "RACY_NS", 300_000_000)
     monkeypatch.setattr(merge, "SETTLE_FOLDERS", 1 if wait else 10**9)
-    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
-    changed = tmp_path / "b.jsonl"
-    changed.write_bytes(data.read_bytes())
-    for number in (2, 11):
-        prefix_field(changed, number, "errorMessage", "Changed: ")
+    data, changed = _two_versions(tmp_path)
     site = project / "site"
     _build(project, data, site)  # both trees made new
     _build(project, changed, site)  # a refresh: the spare updated, then live
@@ -310,11 +316,7 @@ def test_a_spare_tree_is_brought_up_to_date_without_the_units_records_of_what_th
     # those; without that record (lost, or not what was written) the spare tree's files are
     # read, as before. (No margin for recent folder times: the repair would list them all.)
     monkeypatch.setattr(merge, "RACY_NS", 0)
-    data = synth.write(20, tmp_path / "a.jsonl", seed=3)
-    changed = tmp_path / "b.jsonl"
-    changed.write_bytes(data.read_bytes())
-    for number in (2, 11):
-        prefix_field(changed, number, "errorMessage", "Changed: ")
+    data, changed = _two_versions(tmp_path)
     site = project / "site"
     _build(project, data, site)
     _build(project, changed, site)  # units patched: the spare tree is the cold build's

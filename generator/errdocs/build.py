@@ -605,11 +605,11 @@ def _carry_dates(settings: Settings, prepared: _Prepared, dirty: list[Unit]) -> 
 
 
 def _watching(work: Path, watch: UnitWatch | None, units: list[Unit], chosen: list[Unit],
-              dirty: list[Unit]) -> Callable[[str], None]:
+              dirty: list[Unit]) -> Callable[[str], None] | None:
     """Tell ``watch`` the plan and the chosen units already current; return what tells it
-    of a unit just built (by name)."""
+    of a unit just built (by name), None without ``watch``."""
     if watch is None:
-        return lambda _name: None
+        return None
     outputs = {u.name: UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in units}
     watch.planned(len(units))
     building = {u.name for u in dirty}
@@ -620,9 +620,12 @@ def _watching(work: Path, watch: UnitWatch | None, units: list[Unit], chosen: li
 
 
 def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: bool,
-           built: Callable[[str], None] = lambda _name: None) -> list[UnitResult]:
-    """Build ``units`` on the workers, showing progress on a terminal; ``built`` is told
-    the name of each unit once its output is complete and its row written."""
+           built: Callable[[str], None] | None = None) -> list[UnitResult]:
+    """Build ``units`` on the workers, showing progress on a terminal; ``built`` (``serve``'s
+    preview) is told the name of each unit once its output is complete and its row written.
+    Rows are written at most once every :data:`ROW_BATCH` seconds, but for ``built``: each as
+    its unit ends (a batch waits for the next unit's end, and the units after the root may
+    take minutes, or wait, as a test's do)."""
     progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
     by_name = {u.name: u for u in units}
@@ -632,8 +635,9 @@ def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: boo
     def write() -> None:
         nonlocal last
         keep_row(ctx.work_dir, rows)
-        for name in rows:
-            built(name)
+        if built is not None:
+            for name in rows:
+                built(name)
         rows.clear()
         last = time.monotonic()
 
@@ -644,7 +648,7 @@ def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: boo
         rows[result.name] = built_from(ctx, by_name[result.name])
         results.append(result)
         progress.step(result.pages)
-        if last is None or time.monotonic() - last >= ROW_BATCH:
+        if built is not None or last is None or time.monotonic() - last >= ROW_BATCH:
             write()
 
     try:
