@@ -47,6 +47,11 @@ def _paste_and_follow(browser, url: str, text: str) -> tuple[list[str], list[str
         page.click("form[data-errdocs-lookup] button[type=submit]")
         first = page.locator(".errdocs-lookup__results li a").first
         first.wait_for(timeout=10_000)
+        # The results as laid out (their lines are blocks): read too early on a busy machine,
+        # a result's text came without its line breaks once.
+        page.wait_for_function("() => [...document.querySelectorAll("
+                               "'.errdocs-lookup__results li')].every("
+                               "li => li.innerText.includes('\\n'))", timeout=10_000)
         results = page.locator(".errdocs-lookup__results li").all_inner_texts()
         # Wait for the navigation the click starts, not for a load state the page already has
         # (read too early, the H1 was the old page's on a busy machine).

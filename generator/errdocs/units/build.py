@@ -34,7 +34,7 @@ from errdocs.pages.exports import record_companions
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file
 from errdocs.pages.render import Page, render_group, render_record
 from errdocs.pages.write import TEMPORARY, atomic_write, write_changed
-from errdocs.project import Settings, config_data, read_config_data
+from errdocs.project import Settings, config_data
 from errdocs.records.record import Record
 from errdocs.site.merge import (
     CANNOT_LINK,
@@ -616,17 +616,13 @@ def base_config(config_file: Path) -> dict[str, object]:
 
     A copy, parsed once per content: every unit reads it, and PyYAML took ~10 ms a parse
     (10 s of a 310,000-record refresh's 976 units)."""
-    try:
-        text = config_file.read_bytes()
-    except OSError:
-        return read_config_data(config_file)  # says what is wrong with it
-    return copy.deepcopy(_parsed_config(str(config_file), text))
+    return copy.deepcopy(_parsed_config(str(config_file), config_file.read_bytes()))
 
 
 @functools.lru_cache(maxsize=4)
 def _parsed_config(_path: str, _text: bytes) -> dict[str, object]:
-    """:func:`read_config_data` of the file whose bytes are ``_text`` (the cache's key: an
-    edited file is parsed again)."""
+    """The top level of the file whose bytes are ``_text`` (the cache's key: an edited file
+    is parsed again)."""
     return config_data(Path(_path), _text)
 
 
