@@ -631,6 +631,7 @@ def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: boo
     by_name = {u.name: u for u in units}
     rows: dict[str, Built] = {}
     last: float | None = None
+    batch = ROW_BATCH if built is None else 0.0
 
     def write() -> None:
         nonlocal last
@@ -648,7 +649,7 @@ def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: boo
         rows[result.name] = built_from(ctx, by_name[result.name])
         results.append(result)
         progress.step(result.pages)
-        if built is not None or last is None or time.monotonic() - last >= ROW_BATCH:
+        if last is None or time.monotonic() - last >= batch:
             write()
 
     try:

@@ -166,7 +166,7 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     if row is not None and before is not None:  # only what changed goes into the output
         _write_companions(folder, companions, [])
         _keep_sitemap(folder, config, kept, folder / "site" / SITEMAP)
-        after = {_dest(config, p) for p in kept} | set(others)
+        after = {page_address(p, config.use_directory_urls)[0] for p in kept} | set(others)
         _patch(folder, unit.key, row.key, before, after)
     else:
         _reuse_outputs(folder, config, kept)
@@ -220,10 +220,6 @@ def _prune(folders: set[Path], stop: Path) -> None:
         while folder != stop and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
-
-
-def _dest(config: MkDocsConfig, page: str) -> str:
-    return page_address(page, config.use_directory_urls)[0]
 
 
 def page_address(page: str, directory_urls: bool) -> tuple[str, str]:
