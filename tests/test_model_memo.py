@@ -95,6 +95,26 @@ def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
     assert _rows(project)[memo.CATALOG][0] != before[memo.CATALOG][0]
 
 
+def test_a_record_changed_past_its_light_copy_keeps_the_model(tmp_path: Path, project: Path,
+                                                               made: dict[str, int]) -> None:
+    """A refresh that changes a record only in what no light record holds (here its example
+    fix: the common daily refresh) makes the page units' keys again, and neither the
+    catalogue model nor anything made from it alone; the changed page is rebuilt."""
+    data = synth.write(12, tmp_path / "data.jsonl", seed=11)
+    build_project(project, data)
+    before = _rows(project)
+    prefix_field(data, 4, "exampleFix", "# Refreshed fix\n")
+    build_project(project, data)
+    counts = dict(made)  # (the cold build below makes its own)
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2,
+                      "data": 1}
+    after = _rows(project)
+    assert after[memo.CATALOG] == before[memo.CATALOG]
+    assert after[memo.LINES][0] != before[memo.LINES][0]
+    assert any(b"Refreshed fix" in text for text in site_tree(project / "site").values())
+
+
 def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
                                                 made: dict[str, int]) -> None:
     data = synth.write(12, tmp_path / "data.jsonl", seed=7)
@@ -164,7 +184,7 @@ def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Pat
     """The rows outlive errdocs' code (the memo key tells them apart): an earlier build's
     units are reused in part only when made by an errdocs of the same render key."""
     build_project(project, synth.write(12, tmp_path / "data.jsonl", seed=10))
-    code, _lines = marshal.loads(_rows(project)[memo.LINES][2])
+    code, _model, _lines = marshal.loads(_rows(project)[memo.LINES][2])
     kept = memo.Memo(project / ".errdocs")
     previous = memo.previous_units(kept, code)
     assert previous is not None and len(previous.lines) == 12

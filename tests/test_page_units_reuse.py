@@ -197,3 +197,32 @@ def test_a_new_global_key_keeps_every_page_key(tmp_path: Path,
     monkeypatch.setattr(plan, "_record_input", None)  # never called
     monkeypatch.setattr(plan, "_group_page_keys", None)
     assert plan.page_units(lights, catalog, "other", previous) == afresh
+
+
+def test_a_line_changed_past_its_entry_hashes_its_page_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records changed only in what listings and related lists do not show (their example
+    fix): their own pages are hashed again, and no listing is."""
+    source = synth.write(300, tmp_path / "data.jsonl", seed=14)
+    lines = [json.loads(line) for line in source.read_text("utf-8").splitlines()]
+    before = _lights(lines, tmp_path / "before")
+    catalog = build_catalog(x.record for x in before)
+    previous = plan.Previous(catalog, {x.record.id: x.line_hash for x in before},
+                             plan.page_units(before, catalog, "global"))
+    for number in range(0, 300, 30):  # one record in 30, spread: most tags hold one
+        _record(lines, number)["exampleFix"] = "# Refreshed\n" + _record(lines, number)[
+            "exampleFix"]
+    after = _lights(lines, tmp_path / "after")
+    assert build_catalog(x.record for x in after) == catalog
+    afresh = plan.page_units(after, catalog, "global")
+    hashed: list[str] = []
+    real = plan._record_input
+
+    def counted(light: Light, catalog: Any) -> str:
+        hashed.append(light.record.id)
+        return real(light, catalog)
+
+    monkeypatch.setattr(plan, "_record_input", counted)
+    monkeypatch.setattr(plan, "_group_page_keys", None)  # never called
+    assert plan.page_units(after, catalog, "global", previous) == afresh
+    assert sorted(hashed) == sorted(_record(lines, n)["id"] for n in range(0, 300, 30))

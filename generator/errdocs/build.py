@@ -31,7 +31,8 @@ from errdocs.catalog.memo import (
     home_from,
     keep_lines,
     kept_entries,
-    memo_key,
+    lines_key,
+    model_key,
     pages_data,
     pages_from,
     previous_units,
@@ -509,7 +510,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # The catalogue model and the page units are kept between builds, under a hash of what
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
-    model = memo_key(found.lights, rendering)
+    model = model_key(found.lights, rendering)
     catalog = memo.get(CATALOG, model, lambda: build_catalog(
         (x.record for x in found.lights), kept_entries(memo, rendering, found.lights)),
                        catalog_data, catalog_from)
@@ -551,10 +552,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     static, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
-    pages = memo.get(UNITS, units_key(model, everything),
-                     lambda: _page_units(memo, model, rendering, lights, catalog,
+    lines = lines_key(lights, rendering)
+    pages = memo.get(UNITS, units_key(lines, everything),
+                     lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
                                          everything),
-                     units_data_of(model), lambda data: units_from_data(data)[1])
+                     units_data_of(lines), lambda data: units_from_data(data)[1])
     files = boxes.files + filters.files + file_keys(static)
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
                          lambda: data_units(files, everything), units_data, units_from)
@@ -579,13 +581,13 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]))
 
 
-def _page_units(memo: Memo, model: str, rendering: str, lights: list[Light], catalog: Catalog,
-                everything: str) -> list[Unit]:
+def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[Light],
+                catalog: Catalog, everything: str) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
-    from kept with them."""
+    from kept with them (``keys``: the lines' key and the model's)."""
     units = page_units(lights, catalog, everything, previous_units(memo, rendering))
-    keep_lines(memo, model, rendering, lights)
+    keep_lines(memo, *keys, rendering, lights)
     return units
 
 

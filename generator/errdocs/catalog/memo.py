@@ -6,11 +6,14 @@ titles, groups, related lists) and the keys of the record and hub units
 with nothing to do spent (bench/README.md, issue 17). Both are functions of the light records,
 which are functions of their JSON lines and errdocs' code, and the units also of the
 :func:`errdocs.units.plan.global_key`. So they are kept in the catalogue (``model_memo``, one
-row each) under a *memo key*: a hash of errdocs' code, the Python version and every light
-record's line hash, in order (and, for the units, of the global key too). A build whose key is
-the row's takes the row; any other build makes them and writes the row. So are, beside them,
-what else a build made from every record or every data file: the home page's summary, the
-paged index, the data files' part keys and the data units.
+row each) under a *memo key*: a hash of errdocs' code, the Python version and what every light
+record holds, in order (:func:`model_key`); for the units, of every record's line hash instead
+(:func:`lines_key`: a record page's key hashes its line) and of the global key. A build whose
+key is the row's takes the row; any other build makes them and writes the row. So are, beside
+them, what else a build made from every record or every data file: the home page's summary,
+the paged index, the data files' part keys and the data units. So a refresh that changes
+records only in what no light record holds (their solutions, code, the rest of their prose)
+makes the units' keys again, but not the model nor what is made from it alone.
 
 A refresh (another key) makes the model and the units from the rows an earlier build kept when
 they are of one model and of an errdocs of the same render key (:func:`previous_model`, with
@@ -33,6 +36,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import fields
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +46,7 @@ from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.collector import collector_paused
 from errdocs.pages.render import Page
+from errdocs.records.record import Record
 from errdocs.units.plan import Previous, Unit, UnitsData, units_data, units_from
 
 TABLE = """CREATE TABLE IF NOT EXISTS model_memo (
@@ -74,19 +79,36 @@ _FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError
 T = TypeVar("T")
 
 
-def memo_key(lights: Iterable[Light], code: str) -> str:
-    """The key of the catalogue model made from ``lights``: their line hashes in order (a
-    light record is a function of its line and errdocs' code), ``code`` (a hash of errdocs'
-    code, :func:`errdocs.units.plan.render_key`) and the Python version (:mod:`marshal`'s
-    format is the interpreter's)."""
+def model_key(lights: Iterable[Light], code: str) -> str:
+    """The key of the catalogue model made from ``lights``: what they hold (every field of
+    each light record but where it was read, in order; none holds more than strings, numbers
+    and tuples of strings), ``code`` (a hash of errdocs' code,
+    :func:`errdocs.units.plan.render_key`) and the Python version (:mod:`marshal`'s format is
+    the interpreter's). Not their lines: a record changed only in what no light record holds
+    (its solutions, its code, the rest of its prose) leaves the model, and all that is made
+    from the model alone, as they were."""
+    digest = hashlib.sha256(f"{code}\0{sys.version}\0{marshal.version}\0".encode())
+    for light in lights:
+        digest.update(marshal.dumps(_held(light.record)))
+    return digest.hexdigest()
+
+
+_held = attrgetter(*(f.name for f in fields(Record) if f.name != "origin"))
+"""A light record's fields but its origin, as a tuple (what :func:`model_key` hashes)."""
+
+
+def lines_key(lights: Iterable[Light], code: str) -> str:
+    """The key of what is made from the records' lines, not only from their light copies
+    (the page units: a record page's key hashes its line): ``code`` and the line hashes of
+    ``lights`` in order."""
     digest = hashlib.sha256(f"{code}\0{sys.version}\0{marshal.version}\0".encode())
     digest.update("".join(x.line_hash for x in lights).encode())
     return digest.hexdigest()
 
 
-def units_key(model: str, global_key: str) -> str:
-    """The key of the page units: the model's key and the global key."""
-    return hashlib.sha256(f"{model}\0{global_key}".encode()).hexdigest()
+def units_key(lines: str, global_key: str) -> str:
+    """The key of the page units: the lines' key (:func:`lines_key`) and the global key."""
+    return hashlib.sha256(f"{lines}\0{global_key}".encode()).hexdigest()
 
 
 class Memo:
@@ -99,6 +121,8 @@ class Memo:
         """Rows made this build (name to key and data), written by :meth:`save`."""
         self._previous: dict[str, Any] = {}
         """What :meth:`previous` read, by row (each row is read and decoded once)."""
+        self._taken: dict[str, tuple[str, Callable[[Any], Any], Any]] = {}
+        """The rows :meth:`get` took, by name: their key, the decoder and the value."""
 
     def get(self, name: str, key: str, make: Callable[[], T], encode: Callable[[T], Any],
             decode: Callable[[Any], T]) -> T:
@@ -108,9 +132,12 @@ class Memo:
         if found is not None:
             try:
                 with collector_paused():
-                    return decode(marshal.loads(found[1]))
+                    taken = decode(marshal.loads(found[1]))
             except _FAILED:
                 pass  # not what this module wrote: made again, as without a row
+            else:  # an earlier build's row: what previous() decodes, when it decodes alike
+                self._taken[name] = (found[0], decode, taken)
+                return taken
         value = make()
         self.keep(name, key, encode(value))
         return value
@@ -119,6 +146,9 @@ class Memo:
         """Row ``name`` whatever its key, with its key, when its bytes are the bytes written
         and decode: what an earlier build made for that key (rows made this build are not
         written yet). ``decode`` is the row's: each row is read once."""
+        taken = self._taken.get(name)
+        if name not in self._previous and taken is not None and taken[1] is decode:
+            self._previous[name] = (taken[0], taken[2])  # not decoded twice (7 s at 310,000)
         if name not in self._previous:
             found = self._read(name, None)
             try:
@@ -148,6 +178,7 @@ class Memo:
         """Write the rows made this build (one transaction; nothing when none was), and
         forget the earlier rows read."""
         self._previous.clear()
+        self._taken.clear()
         if not self._new:
             return
         with Catalogue(self.work) as catalogue, catalogue.writing():
@@ -213,21 +244,23 @@ def catalog_from(data: Any) -> Catalog:
                                                category_files))
 
 
-def keep_lines(memo: Memo, model: str, code: str, lights: Iterable[Light]) -> None:
-    """Keep each record's line hash (with ``code``, the render key they were read with) as
-    the :data:`LINES` row of ``model``: what the next build's :func:`previous_units` needs."""
-    memo.keep(LINES, model, (code, {x.record.id: x.line_hash for x in lights}))
+def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[Light]) -> None:
+    """Keep each record's line hash (with ``code``, the render key they were read with, and
+    ``model``, the key of the catalogue model made of them) as the :data:`LINES` row of
+    ``lines`` (their :func:`lines_key`): what the next build's :func:`previous_units` needs."""
+    memo.keep(LINES, lines, (code, model, {x.record.id: x.line_hash for x in lights}))
 
 
 def previous_model(memo: Memo, code: str) -> tuple[str, Catalog, dict[str, str]] | None:
-    """The catalogue model an earlier build kept, its key and each record's line hash then,
-    or ``None``. Only those of an errdocs whose render key was ``code``: the rows outlive
-    errdocs' code, and another errdocs may make other entries and keys of the same lines."""
+    """The catalogue model an earlier build kept, the key of the lines it was made from
+    (:func:`lines_key`) and each record's line hash then, or ``None``. Only those of an
+    errdocs whose render key was ``code``: the rows outlive errdocs' code, and another errdocs
+    may make other entries and keys of the same lines."""
     catalog = memo.previous(CATALOG, catalog_from)
     lines = memo.previous(LINES, _lines_from) if catalog else None
-    if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[0]:
+    if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[1][1]:
         return None  # another errdocs's, or not of one model (a lost or damaged row)
-    return catalog[0], catalog[1], lines[1][1]
+    return lines[0], catalog[1], lines[1][2]
 
 
 def kept_entries(memo: Memo, code: str, lights: Iterable[Light]) -> dict[str, Entry]:
@@ -244,7 +277,7 @@ def kept_entries(memo: Memo, code: str, lights: Iterable[Light]) -> dict[str, En
 
 def previous_units(memo: Memo, code: str) -> Previous | None:
     """The page units an earlier build kept, with the catalogue model and the line hashes
-    they were made from (rows of one model key; :func:`previous_model`), or ``None``."""
+    they were made from (rows of one lines key; :func:`previous_model`), or ``None``."""
     units = memo.previous(UNITS, units_from_data)
     found = previous_model(memo, code) if units else None
     if units is None or found is None or units[1][0] != found[0]:
@@ -252,24 +285,24 @@ def previous_units(memo: Memo, code: str) -> Previous | None:
     return Previous(found[1], found[2], units[1][1])
 
 
-def _lines_from(data: Any) -> tuple[str, dict[str, str]]:
-    code, lines = data
-    if not isinstance(code, str):
-        raise TypeError("not a render key")
-    return code, keys_from(lines)
+def _lines_from(data: Any) -> tuple[str, str, dict[str, str]]:
+    code, model, lines = data
+    if not isinstance(code, str) or not isinstance(model, str):
+        raise TypeError("not a render key and a model key")
+    return code, model, keys_from(lines)
 
 
-def units_data_of(model: str) -> Callable[[list[Unit]], tuple[str, UnitsData]]:
-    """What the memo keeps of page units made from the model of key ``model``."""
-    return lambda units: (model, units_data(units))
+def units_data_of(lines: str) -> Callable[[list[Unit]], tuple[str, UnitsData]]:
+    """What the memo keeps of page units made from the lines of key ``lines``."""
+    return lambda units: (lines, units_data(units))
 
 
 def units_from_data(data: Any) -> tuple[str, list[Unit]]:
-    """The model key and page units :func:`units_data_of` kept."""
-    model, units = data
-    if not isinstance(model, str):
-        raise TypeError("not a model key")
-    return model, units_from(units)
+    """The lines key and page units :func:`units_data_of` kept."""
+    lines, units = data
+    if not isinstance(lines, str):
+        raise TypeError("not a lines key")
+    return lines, units_from(units)
 
 
 def keys_from(data: Any) -> dict[str, str]:
