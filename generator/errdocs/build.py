@@ -379,7 +379,7 @@ def _to_build(ctx: Context, chosen: list[Unit], pending: journal.Journal,
             dirty.append(unit)
             unsettled |= redo
     built = read_rows(work, {u.name for u in dirty})  # what their outputs were built from
-    return replace(ctx, unsettled=frozenset(unsettled),
+    return replace(ctx, unsettled=frozenset(unsettled), absent=absent,
                    built={u.name: built[u.name] for u in dirty if u.name in built}), dirty
 
 
