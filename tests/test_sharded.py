@@ -73,6 +73,27 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
                                               for n in sharded)
 
 
+def test_past_the_most_units_units_grow_and_the_site_is_the_same(
+        tmp_path: Path, project: Path, small_units: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past :data:`shards.MOST_UNITS` record and hub units, a build makes no more of them:
+    they hold more pages each, and the site is the one smaller units give."""
+    data = synth.write(60, tmp_path / "data.jsonl", seed=4)
+    settings = load_settings(project / "mkdocs.yml")
+    many = build_sharded(settings, [data], jobs=2, show_progress=False)
+    monkeypatch.setattr(shards, "MOST_UNITS", 2)
+    settings = load_settings(shutil.copytree(project, tmp_path / "few",
+                                             ignore=shutil.ignore_patterns("site", ".errdocs",
+                                                                           "errors"))
+                             / "mkdocs.yml")
+    few = build_sharded(settings, [data], jobs=2, show_progress=False)
+    names = sorted(p.name for p in (settings.work_dir / "units").iterdir())
+    assert [n for n in names if n.startswith(("rec-", "hub-"))] == [
+        "hub-0000", "hub-0001", "rec-0000", "rec-0001"]
+    assert few.units < many.units
+    assert site_tree(tmp_path / "few" / "site") == site_tree(project / "site")
+
+
 def test_one_changed_record_rebuilds_one_page_and_equals_a_cold_build(
         tmp_path: Path, project: Path, small_units: None) -> None:
     data = synth.write(60, tmp_path / "data.jsonl", seed=3)

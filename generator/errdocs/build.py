@@ -97,6 +97,7 @@ from errdocs.units.plan import (
     ROOT,
     Unit,
     UnitKind,
+    capped_count,
     data_units,
     file_keys,
     files_hash,
@@ -108,7 +109,6 @@ from errdocs.units.plan import (
     plan,
     render_key,
     stable_hash,
-    unit_count,
     units_data,
     units_from,
 )
@@ -417,7 +417,7 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
         more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
         raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
                          f"({', '.join(stale[:5])}{more}); build them first")
-    record_units = unit_count(prepared.records)
+    record_units = capped_count(prepared.records)
     search = plan_search(units, record_units, ctx.global_key) if full_text else []
     todo = [u for u in search if not current(work, rows, u.name, u.key)]
     progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())

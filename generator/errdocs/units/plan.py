@@ -42,6 +42,12 @@ from errdocs.units import engine
 UNIT_SIZE = 512
 """Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
 tiny; within a unit only pages whose inputs changed are built again."""
+MOST_UNITS = 256
+"""Record units, and hub units, at most: past ``MOST_UNITS * UNIT_SIZE`` pages, units grow
+instead. A refresh builds nearly every unit (1% of 310,000 records changed lands in 95% of
+1,024 units), and each build costs ~65 ms of MkDocs' start (its config, templates and nav),
+~63 s of the workers' CPU in that refresh; 256 units cost ~17 s, and a unit of ~1,200 pages
+patched for one changed page still costs well under a second (bench/README.md)."""
 K = TypeVar("K")
 DATA_UNIT_FILES = 1024
 """Data files a data unit aims at: a change links its unit's files again."""
@@ -92,6 +98,12 @@ def unit_count(pages: int, size: int | None = None) -> int:
     while count * (size or UNIT_SIZE) < pages:
         count *= 2
     return count
+
+
+def capped_count(pages: int) -> int:
+    """How many record (or hub) units hold ``pages`` pages: :func:`unit_count`, at most
+    :data:`MOST_UNITS`."""
+    return min(unit_count(pages), MOST_UNITS)
 
 
 def group_id(group: Group) -> str:
@@ -314,7 +326,7 @@ def _data_units(files: list[FileKey], global_key: str, prefix: str = "data") -> 
 
 def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[Unit]:
     groups = [g for kind in GroupKind for g in catalog.groups[kind].values()]
-    count = unit_count(sum(paging.page_count(len(g.entries)) for g in groups))
+    count = capped_count(sum(paging.page_count(len(g.entries)) for g in groups))
     members: list[list[Group]] = [[] for _ in range(count)]
     for group in groups:
         members[bucket(group_id(group), count)].append(group)
@@ -331,7 +343,7 @@ def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[
 
 def _record_units(lights: list[Light], catalog: Catalog, global_key: str,
                   known: _Known | None) -> list[Unit]:
-    count = unit_count(len(lights))
+    count = capped_count(len(lights))
     members: list[list[Light]] = [[] for _ in range(count)]
     for light in lights:
         members[bucket(light.record.id, count)].append(light)
