@@ -37,6 +37,7 @@ import shutil
 import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -421,26 +422,64 @@ def _read_again(job: _Repair, folders: set[str]) -> None:
 
 def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
     """List the folders of ``known`` (read at ``then``) whose time changed, parents first
-    (a folder is looked at only through parents seen to be folders: never through a link
-    put there), and every folder found in them that ``known`` does not have."""
+    (a folder is taken only through parents seen to be folders, never through a link put
+    there: their stats, all read ahead at once, are of the folders before any was put right,
+    and a folder whose parent was is looked at again), and every folder found in them that
+    ``known`` does not have."""
     real, times, prefix, settled = job.real, job.times, job.root + "/", then - RACY_NS
-    for relative in sorted(known):  # a parent sorts before what it holds
+    ordered = sorted(known)  # a parent sorts before what it holds
+    for relative, early in zip(ordered, _lstats(job.root, ordered), strict=True):
+        info = early
         if relative:
             held = real.get(relative.rpartition("/")[0])
             if held is None or (held is not _KNOWN and relative not in held):
                 continue  # gone or replaced (seen listing its parent), or under such a folder
-        try:  # (this runs for every folder: strings, not paths)
-            info = os.lstat(prefix + relative if relative else job.root)
-        except OSError:
+            if held is not _KNOWN:  # its parent was just put right: what it holds now
+                info = _lstat(prefix + relative)
+        if info is None or not stat.S_ISDIR(info[0]):
             continue
-        if not stat.S_ISDIR(info.st_mode):
-            continue
-        mtime = times[relative] = info.st_mtime_ns
+        mtime = times[relative] = info[1]
         if relative and mtime == known[relative] and mtime < settled:
             # Unchanged: it holds what it held, and its folders are the known ones.
             real[relative] = _KNOWN
             continue
         _list(job, relative, known)
+
+
+LSTAT_THREADS = 16
+"""Threads looking at the folders of a tree at once. A repair looks at every folder the tree
+had (~700,000 at 310,000 records): one after the other that took 18-20 s after a refresh, the
+inodes out of the cache, each ``lstat`` waiting on the disk; side by side, the waits overlap
+(measured at 20,000 records, cache dropped: 1.14 s one after the other, 0.51 s on 16)."""
+
+
+LSTAT_CHUNK = 2048
+"""Folders a thread looks at in one task."""
+
+
+def _lstats(root: str, folders: list[str]) -> list[tuple[int, int] | None]:
+    """:func:`_lstat` of each of ``folders`` (relative to ``root``; "" is ``root``), in order,
+    looked at on :data:`LSTAT_THREADS` threads (``os.lstat`` lets go of the interpreter
+    while it waits)."""
+    paths = [f"{root}/{f}" if f else root for f in folders]
+    parts = [paths[i:i + LSTAT_CHUNK] for i in range(0, len(paths), LSTAT_CHUNK)]
+    if len(parts) <= 1:
+        return [_lstat(p) for p in paths]
+    with ThreadPoolExecutor(LSTAT_THREADS) as pool:
+        return [info for part in pool.map(_lstat_all, parts) for info in part]
+
+
+def _lstat_all(paths: list[str]) -> list[tuple[int, int] | None]:
+    return [_lstat(p) for p in paths]
+
+
+def _lstat(path: str) -> tuple[int, int] | None:
+    """The mode and modification time of ``path`` (not followed if a link); None if gone."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_mode, info.st_mtime_ns
 
 
 def _list_all(job: _Repair, relative: str) -> None:
