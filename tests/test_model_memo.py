@@ -81,16 +81,24 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
 
-def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
-                                                made: dict[str, int]) -> None:
-    data = synth.write(12, tmp_path / "data.jsonl", seed=6)
+def _refreshed(tmp_path: Path, project: Path, made: dict[str, int], seed: int, field: str,
+               text: str) -> tuple[dict[str, tuple[str, bytes, bytes]], dict[str, int]]:
+    """Build, put ``text`` in front of one record's ``field``, build again (its site is a cold
+    build's): the memo rows after the first build, and what the two builds made."""
+    data = synth.write(12, tmp_path / "data.jsonl", seed=seed)
     build_project(project, data)
     before = _rows(project)
-    # The message: the record's title, its listings' rows and its family change.
-    prefix_field(data, 4, "errorMessage", "Refreshed: ")
+    prefix_field(data, 4, field, text)
     build_project(project, data)
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+    return before, counts
+
+
+def test_a_changed_record_makes_the_model_again(tmp_path: Path, project: Path,
+                                                made: dict[str, int]) -> None:
+    # The message: the record's title, its listings' rows and its family change.
+    before, counts = _refreshed(tmp_path, project, made, 6, "errorMessage", "Refreshed: ")
     assert counts == ALL_TWICE
     assert _rows(project)[memo.CATALOG][0] != before[memo.CATALOG][0]
 
@@ -100,13 +108,7 @@ def test_a_record_changed_past_its_light_copy_keeps_the_model(tmp_path: Path, pr
     """A refresh that changes a record only in what no light record holds (here its example
     fix: the common daily refresh) makes the page units' keys again, and neither the
     catalogue model nor anything made from it alone; the changed page is rebuilt."""
-    data = synth.write(12, tmp_path / "data.jsonl", seed=11)
-    build_project(project, data)
-    before = _rows(project)
-    prefix_field(data, 4, "exampleFix", "# Refreshed fix\n")
-    build_project(project, data)
-    counts = dict(made)  # (the cold build below makes its own)
-    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+    before, counts = _refreshed(tmp_path, project, made, 11, "exampleFix", "# Refreshed fix\n")
     assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2,
                       "data": 1}
     after = _rows(project)

@@ -147,6 +147,19 @@ def _lights(lines: list[dict[str, Any]], folder: Path) -> list[Light]:
     return scan([data], folder / "work").lights
 
 
+def _hashed_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the records whose page's inputs are hashed from now on."""
+    hashed: list[str] = []
+    real = plan._record_input
+
+    def counted(light: Light, catalog: Any) -> str:
+        hashed.append(light.record.id)
+        return real(light, catalog)
+
+    monkeypatch.setattr(plan, "_record_input", counted)
+    return hashed
+
+
 def _nothing(_lines: list[dict[str, Any]]) -> None:
     pass
 
@@ -174,14 +187,7 @@ def test_units_made_from_the_previous_ones_are_those_made_afresh(
     again = build_catalog((x.record for x in after), kept)
     assert again == now and list(again.entries.items()) == list(now.entries.items())
     afresh = plan.page_units(after, now, "global")
-    hashed: list[str] = []
-    real = plan._record_input
-
-    def counted(light: Light, catalog: Any) -> str:
-        hashed.append(light.record.id)
-        return real(light, catalog)
-
-    monkeypatch.setattr(plan, "_record_input", counted)
+    hashed = _hashed_pages(monkeypatch)
     assert plan.page_units(after, now, "global", previous) == afresh
     assert 0 < len(hashed) < len(after)  # the others' keys were the previous ones
 
@@ -215,14 +221,7 @@ def test_a_line_changed_past_its_entry_hashes_its_page_alone(
     after = _lights(lines, tmp_path / "after")
     assert build_catalog(x.record for x in after) == catalog
     afresh = plan.page_units(after, catalog, "global")
-    hashed: list[str] = []
-    real = plan._record_input
-
-    def counted(light: Light, catalog: Any) -> str:
-        hashed.append(light.record.id)
-        return real(light, catalog)
-
-    monkeypatch.setattr(plan, "_record_input", counted)
+    hashed = _hashed_pages(monkeypatch)
     monkeypatch.setattr(plan, "_group_page_keys", None)  # never called
     assert plan.page_units(after, catalog, "global", previous) == afresh
     assert sorted(hashed) == sorted(_record(lines, n)["id"] for n in range(0, 300, 30))
