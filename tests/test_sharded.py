@@ -73,23 +73,29 @@ def test_sharded_site_equals_a_plain_mkdocs_build(project: Path, small_units: No
                                               for n in sharded)
 
 
-def test_past_the_most_units_units_grow_and_the_site_is_the_same(
-        tmp_path: Path, project: Path, small_units: None,
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past :data:`shards.MOST_UNITS` record and hub units, a build makes no more of them:
-    they hold more pages each, and the site is the one smaller units give."""
+def test_units_hold_up_to_unit_size_pages_and_a_small_site_keeps_a_few() -> None:
+    """Units of up to 2,048 pages (a refresh builds nearly every unit, and each costs MkDocs'
+    start), but a small site still has up to 4 (a cold build keeps the workers busy)."""
+    assert [shards.units_for(n) for n in (40, 600, 2000, 5000, 9000, 20000, 310000)] == [
+        1, 2, 4, 4, 8, 16, 256]
+
+
+def test_larger_units_give_the_same_site(tmp_path: Path, project: Path, small_units: None,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """How many units hold the pages changes nothing of the site: 60 records in units of 16
+    pages, then in 4 units (the few a small site keeps) of up to 32."""
     data = synth.write(60, tmp_path / "data.jsonl", seed=4)
     settings = load_settings(project / "mkdocs.yml")
     many = build_sharded(settings, [data], jobs=2, show_progress=False)
-    monkeypatch.setattr(shards, "MOST_UNITS", 2)
+    for name, value in (("UNIT_SIZE", 32), ("SMALL_UNIT", 8), ("FEW_UNITS", 4)):
+        monkeypatch.setattr(shards, name, value)
     settings = load_settings(shutil.copytree(project, tmp_path / "few",
                                              ignore=shutil.ignore_patterns("site", ".errdocs",
                                                                            "errors"))
                              / "mkdocs.yml")
     few = build_sharded(settings, [data], jobs=2, show_progress=False)
     names = sorted(p.name for p in (settings.work_dir / "units").iterdir())
-    assert [n for n in names if n.startswith(("rec-", "hub-"))] == [
-        "hub-0000", "hub-0001", "rec-0000", "rec-0001"]
+    assert [n for n in names if n.startswith("rec-")] == [f"rec-000{n}" for n in range(4)]
     assert few.units < many.units
     assert site_tree(tmp_path / "few" / "site") == site_tree(project / "site")
 

@@ -97,7 +97,6 @@ from errdocs.units.plan import (
     ROOT,
     Unit,
     UnitKind,
-    capped_count,
     data_units,
     file_keys,
     files_hash,
@@ -110,6 +109,7 @@ from errdocs.units.plan import (
     render_key,
     stable_hash,
     units_data,
+    units_for,
     units_from,
 )
 from errdocs.units.progress import Progress, announce, wanted
@@ -417,7 +417,7 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
         more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
         raise MergeError(f"{len(stale)} units are missing or were built from other inputs "
                          f"({', '.join(stale[:5])}{more}); build them first")
-    record_units = capped_count(prepared.records)
+    record_units = units_for(prepared.records)
     search = plan_search(units, record_units, ctx.global_key) if full_text else []
     todo = [u for u in search if not current(work, rows, u.name, u.key)]
     progress = Progress("search pieces", len(todo), enabled=show_progress and wanted())

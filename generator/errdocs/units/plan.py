@@ -15,10 +15,10 @@
 
 Assignment is stable: a record goes to ``rec-(hash(id) mod K)``, a group to
 ``hub-(hash(kind:key) mod H)``, with K and H powers of two chosen from the counts, so units
-stay around :data:`UNIT_SIZE` pages and an added record moves no other record. A unit's key
-hashes its inputs (record lines, paths, link targets, labels) and the :func:`global_key`
-(errdocs' code and templates, the MkDocs config, theme overrides, tool versions), so an
-unchanged key means an unchanged output.
+stay around :data:`UNIT_SIZE` pages (:func:`units_for`) and an added record moves no other
+record. A unit's key hashes its inputs (record lines, paths, link targets, labels) and the
+:func:`global_key` (errdocs' code and templates, the MkDocs config, theme overrides, tool
+versions), so an unchanged key means an unchanged output.
 """
 
 from __future__ import annotations
@@ -39,15 +39,18 @@ from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
 from errdocs.units import engine
 
-UNIT_SIZE = 512
-"""Pages a unit aims at. Each MkDocs build costs ~0.1 s besides its pages, so units are not
-tiny; within a unit only pages whose inputs changed are built again."""
-MOST_UNITS = 256
-"""Record units, and hub units, at most: past ``MOST_UNITS * UNIT_SIZE`` pages, units grow
-instead. A refresh builds nearly every unit (1% of 310,000 records changed lands in 95% of
-1,024 units), and each build costs ~65 ms of MkDocs' start (its config, templates and nav),
-~63 s of the workers' CPU in that refresh; 256 units cost ~17 s, and a unit of ~1,200 pages
-patched for one changed page still costs well under a second (bench/README.md)."""
+UNIT_SIZE = 2048
+"""Pages a record or hub unit aims at. Within a unit only the pages whose inputs changed are
+built again, but each MkDocs build costs ~65 ms besides its pages (its config, templates and
+nav), and a refresh builds nearly every unit (1% of the records changed lands in almost all):
+at 20,000 records, a 1% refresh took 6.4 s with units of ~1,250 pages against 11.0 s with
+units of ~312, and at 310,000 records 1,024 units cost the workers ~63 s of CPU a refresh
+(bench/README.md). A worker holds its unit's pages while MkDocs builds them: a cold build's
+processes took ~120 MB more at 20,000 records."""
+SMALL_UNIT, FEW_UNITS = 512, 4
+"""A site of fewer than ``FEW_UNITS * UNIT_SIZE`` pages still has as many units as units of
+``SMALL_UNIT`` pages would make, up to ``FEW_UNITS``: a small site's cold build keeps its
+workers busy (2,000 records in one unit would use one core)."""
 K = TypeVar("K")
 DATA_UNIT_FILES = 1024
 """Data files a data unit aims at: a change links its unit's files again."""
@@ -100,10 +103,10 @@ def unit_count(pages: int, size: int | None = None) -> int:
     return count
 
 
-def capped_count(pages: int) -> int:
-    """How many record (or hub) units hold ``pages`` pages: :func:`unit_count`, at most
-    :data:`MOST_UNITS`."""
-    return min(unit_count(pages), MOST_UNITS)
+def units_for(pages: int) -> int:
+    """How many record (or hub) units hold ``pages`` pages: units of :data:`UNIT_SIZE`
+    pages, but no fewer than :data:`FEW_UNITS` units of :data:`SMALL_UNIT` pages."""
+    return max(unit_count(pages), min(unit_count(pages, SMALL_UNIT), FEW_UNITS))
 
 
 def group_id(group: Group) -> str:
@@ -326,7 +329,7 @@ def _data_units(files: list[FileKey], global_key: str, prefix: str = "data") -> 
 
 def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[Unit]:
     groups = [g for kind in GroupKind for g in catalog.groups[kind].values()]
-    count = capped_count(sum(paging.page_count(len(g.entries)) for g in groups))
+    count = units_for(sum(paging.page_count(len(g.entries)) for g in groups))
     members: list[list[Group]] = [[] for _ in range(count)]
     for group in groups:
         members[bucket(group_id(group), count)].append(group)
@@ -343,7 +346,7 @@ def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[
 
 def _record_units(lights: list[Light], catalog: Catalog, global_key: str,
                   known: _Known | None) -> list[Unit]:
-    count = capped_count(len(lights))
+    count = units_for(len(lights))
     members: list[list[Light]] = [[] for _ in range(count)]
     for light in lights:
         members[bucket(light.record.id, count)].append(light)
