@@ -43,10 +43,11 @@ UNIT_SIZE = 2048
 """Pages a record or hub unit aims at. Within a unit only the pages whose inputs changed are
 built again, but each MkDocs build costs ~65 ms besides its pages (its config, templates and
 nav), and a refresh builds nearly every unit (1% of the records changed lands in almost all):
-at 20,000 records, a 1% refresh took 6.4 s with units of ~1,250 pages against 11.0 s with
-units of ~312, and at 310,000 records 1,024 units cost the workers ~63 s of CPU a refresh
-(bench/README.md). A worker holds its unit's pages while MkDocs builds them: a cold build's
-processes took ~120 MB more at 20,000 records."""
+in a 1% refresh at 310,000 records, 976 units of ~300 pages cost the workers ~60 s of CPU
+that way (profiled; bench/README.md). At 20,000 records a 1% refresh took 8.8-11.4 s with
+units of ~1,250 pages (12 runs) against 9.5-12.7 s with units of ~312 (4 runs). A worker
+holds its unit's pages while MkDocs builds them: a cold build's processes took ~120 MB more
+at 20,000 records."""
 SMALL_UNIT, FEW_UNITS = 512, 4
 """A site of fewer than ``FEW_UNITS * UNIT_SIZE`` pages still has as many units as units of
 ``SMALL_UNIT`` pages would make, up to ``FEW_UNITS``: a small site's cold build keeps its
