@@ -99,8 +99,8 @@ class Context:
     the rows of the units it builds were removed (in a worker's slice: its unit's)."""
     absent: frozenset[str] = frozenset()
     """Generated-tree paths of the pages whose Markdown was missing when this build walked
-    the generated tree (``errdocs.build._hand_written``; in a worker's slice: its unit's):
-    their units are built, and the pages written again."""
+    the generated tree (``errdocs.build._hand_written``): their units are built, and the
+    pages written again. Empty in a worker's slice: a worker looks at its pages itself."""
 
 
 @dataclass(frozen=True)
@@ -398,9 +398,7 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                    changes_links=ctx.changes_links if changes else (),
                    detailed=None if detailed is None else frozenset(detailed),
                    built={unit.name: ctx.built[unit.name]} if unit.name in ctx.built
-                   else {},
-                   absent=frozenset(p for p, _k in unit.page_keys if p in ctx.absent)
-                   if ctx.absent else frozenset()), unit
+                   else {}, absent=frozenset()), unit
 
 
 def may_render(ctx: Context, unit: Unit) -> set[str]:
