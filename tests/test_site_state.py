@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import errno
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+import errdocs.build as build_module
 from errdocs.build import build_sharded
 from errdocs.cli import main
 from errdocs.project import load_settings
-from errdocs.site import merge, state
+from errdocs.site import folders, merge, state
 
 from .conftest import ROOT, SAMPLE, copy_project
 from .helpers import prefix_field, site_tree
@@ -270,7 +273,7 @@ def test_hand_edits_are_put_right_with_the_folder_times_kept_lost_or_damaged(
         tmp_path: Path, project: Path, build_date: None, times: str,
         monkeypatch: pytest.MonkeyPatch) -> None:
     if times.endswith("threads"):  # a few folders a thread: the small tree's are on threads
-        monkeypatch.setattr(merge, "LSTAT_CHUNK", 3)
+        monkeypatch.setattr(folders, "LSTAT_CHUNK", 3)
     data, site, cold, outside = _hand_edited(tmp_path, project, monkeypatch)
     for file in _times_files(project):
         if times == "lost":
@@ -330,4 +333,100 @@ def test_a_spare_tree_is_brought_up_to_date_without_the_units_records_of_what_th
         else:  # the first line kept: the key it was patched from, and its digest
             file.write_text(file.read_text("utf-8").partition("\n")[0] + "\n", "utf-8")
     _build(project, changed, site)  # the spare, brought from the first build's units
+    assert site_tree(site) == _cold(tmp_path, changed, "b")
+
+
+def _stats_readers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The threads that read a tree's folder stats (every call from now on, by name)."""
+    readers: list[str] = []
+    real = folders.lstats
+
+    def spying(root: str, found: list[str], stop: threading.Event | None = None
+               ) -> list[folders.Stat]:
+        readers.append(threading.current_thread().name)
+        return real(root, found, stop)
+
+    monkeypatch.setattr(folders, "lstats", spying)
+    monkeypatch.setattr(merge, "lstats", spying)
+    return readers
+
+
+def test_a_refresh_takes_the_spare_trees_folder_stats_read_while_the_units_built(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 17: the stats of the spare tree's folders (~700,000 at 310,000 records, 9-25 s of
+    # a refresh) are read on a thread while the units build, and the merge takes them; a
+    # hand-edited tree repaired from them is put right as from stats it read itself.
+    monkeypatch.setattr(merge, "RACY_NS", 0)
+    data, changed = _two_versions(tmp_path)
+    site = project / "site"
+    _build(project, data, site)  # both trees made, with their folder times
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me", "utf-8")
+    _hand_edits(site, outside)  # the live tree: the spare of the build after next
+    readers = _stats_readers(monkeypatch)
+    for version, name in ((changed, "b"), (data, "a")):
+        _build(project, version, site)
+        assert site_tree(site) == _cold(tmp_path, version, name)
+    assert readers == ["errdocs-read-ahead"] * 2
+    assert outside.read_text("utf-8") == "keep me"
+    assert not [t for t in threading.enumerate() if t.name == "errdocs-read-ahead"]
+
+
+def test_stats_read_ahead_from_times_rewritten_since_are_not_taken(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The stats read ahead are of the folders the kept times had when the units started: a
+    # times file written again meanwhile (a new file, whatever it holds) makes the merge
+    # read the stats itself, from the file as it is then.
+    monkeypatch.setattr(merge, "RACY_NS", 0)
+    data, changed = _two_versions(tmp_path)
+    site = project / "site"
+    _build(project, data, site)
+    readers = _stats_readers(monkeypatch)
+    units_stage = build_module._build
+
+    def rewriting(*args: Any, **kwargs: Any) -> object:
+        done = units_stage(*args, **kwargs)
+        for file in _times_files(project):
+            copy = file.with_suffix(".tmp")
+            copy.write_bytes(file.read_bytes())
+            copy.replace(file)
+        return done
+
+    monkeypatch.setattr(build_module, "_build", rewriting)
+    _build(project, changed, site)
+    assert readers == ["errdocs-read-ahead", "MainThread"]
+    assert site_tree(site) == _cold(tmp_path, changed, "b")
+
+
+def test_a_build_failing_while_the_stats_are_read_ahead_stops_the_reading(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A unit failing ends the build before the merge: the reading thread is stopped and
+    # waited for (no thread outlives the build), the site is left as it was, and the next
+    # build gives the cold build's site.
+    data, changed = _two_versions(tmp_path)
+    site = project / "site"
+    _build(project, data, site)
+    before = site_tree(site)
+    started = threading.Event()
+    real, units_stage = folders.lstats, build_module._build
+
+    def slow(root: str, found: list[str], stop: threading.Event | None = None
+             ) -> list[folders.Stat]:
+        started.set()
+        assert stop is not None and stop.wait(30)  # told to stop by the failing build
+        return real(root, found, stop)
+
+    def failing(*args: object, **kwargs: object) -> object:
+        assert started.wait(30)
+        raise OSError(errno.EIO, "Input/output error", "a unit's page")
+
+    monkeypatch.setattr(folders, "lstats", slow)
+    monkeypatch.setattr(build_module, "_build", failing)
+    with pytest.raises(OSError):
+        _build(project, changed, site)
+    assert not [t for t in threading.enumerate() if t.name == "errdocs-read-ahead"]
+    assert site_tree(site) == before
+    monkeypatch.setattr(folders, "lstats", real)
+    monkeypatch.setattr(build_module, "_build", units_stage)
+    _build(project, changed, site)
     assert site_tree(site) == _cold(tmp_path, changed, "b")

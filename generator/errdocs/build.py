@@ -73,6 +73,7 @@ from errdocs.search.boxdata import forget as forget_box_data
 from errdocs.search.boxdata import keep as keep_box_data
 from errdocs.search.units import build_search_unit, plan_search, searchable_pages
 from errdocs.site import journal
+from errdocs.site.folders import Ahead, read_ahead
 from errdocs.site.lastmod import carry
 from errdocs.site.lock import project_lock
 from errdocs.site.merge import MergeError, UnitOutput, merge
@@ -299,15 +300,20 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
             for page, key in unit.page_keys if page in todo[unit.name]))
         _invalidate(work, dirty, units)
         ready = _watching(work, watch, units, chosen, dirty)
-        results = _build(ctx, dirty, workers, show_progress, ready)
-        removed, searchable = 0, None
-        if selection is None:
-            removed = update_manifest(settings.out_dir, sorted(prepared.generated),
-                                      prepared.known)
-        journal.settle(work, pending, None if selection is None else chosen)
+        # The merge's first step, the spare tree's folder stats, needs nothing the units
+        # make: it runs while they build (the main process only waits for them then).
+        with read_ahead(work, settings.site_dir, selection is None) as ahead:
+            results = _build(ctx, dirty, workers, show_progress, ready)
+            removed, searchable = 0, None
+            if selection is None:
+                removed = update_manifest(settings.out_dir, sorted(prepared.generated),
+                                          prepared.known)
+            journal.settle(work, pending, None if selection is None else chosen)
+            if selection is None:
+                searchable, merged = _assemble(settings, prepared, show_progress, full_text,
+                                               ahead)
         notes: tuple[str, ...] = ()
         if selection is None:
-            searchable, merged = _assemble(settings, prepared, show_progress, full_text)
             # The site is in place (a slice's history is the merge's business).
             notes = _keep_history(past)
             if not notes and settle is not None:
@@ -406,9 +412,10 @@ def _clean_leftovers(work: Path) -> None:
 
 
 def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
-              full_text: bool) -> tuple[int | None, list[Unit]]:
+              full_text: bool, ahead: Ahead | None) -> tuple[int | None, list[Unit]]:
     """Check every unit is current, index the search pieces that changed (``full_text``
-    only), merge the site. The pages in the full-text index, and the units merged."""
+    only), merge the site (``ahead``: the spare tree's folder stats, read meanwhile). The
+    pages in the full-text index, and the units merged."""
     ctx, units = prepared.ctx, prepared.units
     work = ctx.work_dir
     rows = read_rows(work)
@@ -430,7 +437,7 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
     progress.close()
     everything = units + search
     merge([UnitOutput(u.name, u.key, unit_dir(work, u.name)) for u in everything],
-          settings.site_dir, work)
+          settings.site_dir, work, ahead)
     _prune_units(work, {u.name for u in everything})
     return searchable_pages(rows, search) if full_text else None, everything
 

@@ -37,14 +37,14 @@ import shutil
 import stat
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.write import atomic_write
+from errdocs.site.folders import Ahead, Stat, lstat, lstats, read_times, times_file
 from errdocs.site.owner import MARKER, check_replaceable, discard, is_ours, mark
-from errdocs.site.state import TIMES, Place, forget_others, identity, live_is_known
+from errdocs.site.state import TIMES, Place, forget_others, live_is_known
 
 SITEMAP = "sitemap.xml"
 CANNOT_LINK = frozenset({errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP})
@@ -151,10 +151,13 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
+def merge(units: Sequence[UnitOutput], target: Path, work: Path,
+          ahead: Ahead | None = None) -> None:
     """Make ``target`` hold exactly the units' files (and one sitemap), atomically.
 
-    ``target`` must be missing, empty or a site errdocs built (:mod:`errdocs.site.owner`)."""
+    ``target`` must be missing, empty or a site errdocs built (:mod:`errdocs.site.owner`).
+    ``ahead``: the spare tree's folder stats, read while the units built
+    (:func:`errdocs.site.folders.read_ahead`)."""
     for unit in units:
         if not unit.site.is_dir():
             raise MergeError(f"{unit.site}: a unit's output is missing; build it first")
@@ -170,7 +173,7 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path) -> None:
     spare, spare_before = place.spare, state.get("spare")
     with naming(place.home):  # what fails to be written and names no file
         if isinstance(spare_before, dict) and is_ours(spare) and _updated(
-                spare, spare_before, units, work, place.folder):
+                spare, spare_before, units, work, place.folder, ahead):
             staging, fresh_spare = spare, False
         else:
             discard(spare, work)
@@ -259,7 +262,7 @@ def _finish_tree(tree: Path, units: Sequence[UnitOutput]) -> None:
 
 def _fresh(units: Iterable[UnitOutput], place: Place) -> Path:
     staging = _new_folder(place.home, place.staging_prefix)
-    stale = _times_file(place.folder, staging)  # a removed tree's, whose inode it got
+    stale = times_file(place.folder, staging)  # a removed tree's, whose inode it got
     if stale is not None:
         stale.unlink(missing_ok=True)
     made: set[str] = set()
@@ -312,13 +315,13 @@ def _link_all(unit: UnitOutput, tree: Path, made: set[str]) -> None:
 
 
 def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
-             work: Path, folder: Path) -> bool:
+             work: Path, folder: Path, ahead: Ahead | None) -> bool:
     """Repair ``tree`` (:func:`_repair`), then :func:`_update` it; False when it turns out
     not to hold what ``before`` says (a file already where a changed unit's file goes) or a
     unit's file list is missing: then it is made afresh, where a clash does mean two units
     wrote one file. ``folder``: where the tree's folder times are kept."""
     try:
-        return _repair(tree, before, units, work, folder)
+        return _repair(tree, before, units, work, folder, ahead)
     except MergeError:
         return False
 
@@ -358,7 +361,7 @@ class _Repair:
 
 
 def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path,
-            folder: Path) -> bool:
+            folder: Path, ahead: Ahead | None = None) -> bool:
     """Make ``tree`` hold exactly the units' files, whatever befell it while it was the live
     site: a page deleted, replaced or added there by hand would otherwise be published again
     by the swap after next. Reading the folders is enough (a linked file has its unit file's
@@ -369,15 +372,22 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     that follows (:func:`_update`, which leaves them alone) writes only into folders as
     errdocs left them; the folders it changes are not listed, their times read again. False
     when a unit's file list is missing. What the units have in a folder is read from their
-    outputs when it is listed (:class:`_Wanted`)."""
-    file = _times_file(folder, tree)
-    before_times = _read_times(file) if file is not None else None
-    taken = time.time_ns()
+    outputs when it is listed (:class:`_Wanted`). The folders' stats are ``ahead``'s when
+    it read them from the same kept times."""
+    file = times_file(folder, tree)
+    early = None if ahead is None else ahead.take(file)
+    before_times = early.times if early else read_times(file) if file is not None else None
+    taken = early.taken if early else time.time_ns()
     job = _Repair(str(tree), _Wanted(units), {}, {}, set(), set())
     if before_times is None:
         _list_all(job, "")  # every folder put right: nothing left to update
     else:
-        _list_changed(job, *before_times)
+        if early:
+            ordered, stats = early.folders, early.stats
+        else:
+            ordered = sorted(before_times[0])
+            stats = lstats(job.root, ordered)
+        _list_changed(job, *before_times, ordered, stats)
         touched = _update(tree, before, units, work, job.listed)
         if touched is None:
             return False
@@ -420,22 +430,23 @@ def _read_again(job: _Repair, folders: set[str]) -> None:
             job.times[relative] = info.st_mtime_ns
 
 
-def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
+def _list_changed(job: _Repair, known: dict[str, int], then: int, ordered: list[str],
+                  stats: list[Stat]) -> None:
     """List the folders of ``known`` (read at ``then``) whose time changed, parents first
     (a folder is taken only through parents seen to be folders, never through a link put
     there: their stats, all read ahead at once, are of the folders before any was put right,
     and a folder whose parent was is looked at again), and every folder found in them that
-    ``known`` does not have."""
+    ``known`` does not have. ``ordered``: the folders of ``known`` sorted (a parent sorts
+    before what it holds); ``stats``: their :func:`lstat`, in that order."""
     real, times, prefix, settled = job.real, job.times, job.root + "/", then - RACY_NS
-    ordered = sorted(known)  # a parent sorts before what it holds
-    for relative, early in zip(ordered, _lstats(job.root, ordered), strict=True):
+    for relative, early in zip(ordered, stats, strict=True):
         info = early
         if relative:
             held = real.get(relative.rpartition("/")[0])
             if held is None or (held is not _KNOWN and relative not in held):
                 continue  # gone or replaced (seen listing its parent), or under such a folder
             if held is not _KNOWN:  # its parent was just put right: what it holds now
-                info = _lstat(prefix + relative)
+                info = lstat(prefix + relative)
         if info is None or not stat.S_ISDIR(info[0]):
             continue
         mtime = times[relative] = info[1]
@@ -444,42 +455,6 @@ def _list_changed(job: _Repair, known: dict[str, int], then: int) -> None:
             real[relative] = _KNOWN
             continue
         _list(job, relative, known)
-
-
-LSTAT_THREADS = 16
-"""Threads looking at the folders of a tree at once. A repair looks at every folder the tree
-had (~700,000 at 310,000 records): one after the other that took 18-20 s after a refresh, the
-inodes out of the cache, each ``lstat`` waiting on the disk; side by side, the waits overlap
-(measured at 20,000 records, cache dropped: 1.14 s one after the other, 0.51 s on 16)."""
-
-
-LSTAT_CHUNK = 2048
-"""Folders a thread looks at in one task."""
-
-
-def _lstats(root: str, folders: list[str]) -> list[tuple[int, int] | None]:
-    """:func:`_lstat` of each of ``folders`` (relative to ``root``; "" is ``root``), in order,
-    looked at on :data:`LSTAT_THREADS` threads (``os.lstat`` lets go of the interpreter
-    while it waits)."""
-    paths = [f"{root}/{f}" if f else root for f in folders]
-    parts = [paths[i:i + LSTAT_CHUNK] for i in range(0, len(paths), LSTAT_CHUNK)]
-    if len(parts) <= 1:
-        return [_lstat(p) for p in paths]
-    with ThreadPoolExecutor(LSTAT_THREADS) as pool:
-        return [info for part in pool.map(_lstat_all, parts) for info in part]
-
-
-def _lstat_all(paths: list[str]) -> list[tuple[int, int] | None]:
-    return [_lstat(p) for p in paths]
-
-
-def _lstat(path: str) -> tuple[int, int] | None:
-    """The mode and modification time of ``path`` (not followed if a link); None if gone."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return None
-    return info.st_mode, info.st_mtime_ns
 
 
 def _list_all(job: _Repair, relative: str) -> None:
@@ -597,30 +572,10 @@ def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
             and mine.st_mtime_ns == theirs.st_mtime_ns)
 
 
-def _times_file(folder: Path, tree: Path) -> Path | None:
-    """Where the folder times of ``tree`` are kept (by its device and inode)."""
-    found = identity(tree)
-    return None if found is None else folder / f"{TIMES}{found[0]}-{found[1]}.json"
-
-
-def _read_times(file: Path) -> tuple[dict[str, int], int] | None:
-    """The folder times kept in ``file`` and when they were read; None when there are none
-    or they are not what :func:`_repair` writes (every folder is listed then)."""
-    try:
-        data = json.loads(file.read_bytes())
-        times, taken = data["times"], data["taken"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not (isinstance(times, dict) and "" in times and type(taken) is int
-            and all(type(t) is int for t in times.values())):
-        return None
-    return times, taken
-
-
 def forget_times(folder: Path, keep: Iterable[Path]) -> None:
     """Drop the folder times of trees other than ``keep`` (gone, or made afresh: a new
     folder may get a removed one's inode)."""
-    wanted = {f.name for f in (_times_file(folder, t) for t in keep) if f is not None}
+    wanted = {f.name for f in (times_file(folder, t) for t in keep) if f is not None}
     for file in folder.glob(f"{TIMES}*.json"):
         if file.name not in wanted:
             file.unlink(missing_ok=True)

@@ -50,6 +50,19 @@ class Place:
     def of(cls, work: Path, target: Path) -> Place:
         folder = site_folder(work, target)
         folder.mkdir(parents=True, exist_ok=True)
+        return cls._at(target, folder)
+
+    @classmethod
+    def find(cls, work: Path, target: Path) -> Place | None:
+        """:meth:`of` when the site's folder exists (it makes nothing); None when not."""
+        folder = site_folder(work, target)
+        try:
+            return cls._at(target, folder)
+        except OSError:
+            return None
+
+    @classmethod
+    def _at(cls, target: Path, folder: Path) -> Place:
         same = os.stat(folder).st_dev == os.stat(target.parent).st_dev
         return cls(target, folder, folder if same else target.parent)
 
