@@ -113,40 +113,38 @@ class Early:
 
 @dataclass
 class Ahead:
-    """The spare tree's folder stats, being read on a thread."""
+    """The spare tree's kept folder times and folder stats, being read on a thread."""
 
     tree: str
     """The spare tree."""
     file: Path
     """Its times file (named by the tree's device and inode)."""
     signature: tuple[int, int, int, int]
-    """The times file's identity, size and time when it was read."""
-    times: Times
-    """What it holds."""
+    """The times file's identity, size and time before it was read."""
     taken: int
-    """When the stats began (ns)."""
+    """When the reading began (ns)."""
     stop: threading.Event = field(default_factory=threading.Event)
     """Set when the build ends without a merge: the stats not yet read are skipped."""
-    stats: Future[tuple[list[str], list[Stat]]] = field(default_factory=Future)
-    """The folders sorted and their stats, in that order."""
+    early: Future[Early | None] = field(default_factory=Future)
+    """What was read; None when the file holds no times a repair wrote."""
 
     def take(self, file: Path | None) -> Early | None:
-        """The stats, when ``file`` is the one they were read from, unchanged since."""
+        """What was read, when ``file`` is the one it was read from, unchanged since."""
         if file != self.file or _signature(file) != self.signature:
             return None
         try:
-            folders, stats = self.stats.result()
+            early = self.early.result()
         except Exception:  # any failure of the thread: the merge reads them itself
             return None
-        return None if self.stop.is_set() else Early(self.times, self.taken, folders, stats)
+        return None if self.stop.is_set() else early
 
 
 @contextlib.contextmanager
 def read_ahead(work: Path, target: Path, wanted: bool = True) -> Iterator[Ahead | None]:
-    """While the block runs, read the stats of the folders of the site ``target``'s spare
-    tree on a thread (None when it has no kept times: the merge lists it all or makes it
-    afresh; or when not ``wanted``: no merge follows). Leaving the block stops what is left
-    of the reading and waits for it."""
+    """While the block runs, read the kept folder times of the site ``target``'s spare tree
+    and the stats of its folders on a thread (None when it has no times file: the merge
+    lists it all or makes it afresh; or when not ``wanted``: no merge follows). Leaving the
+    block stops what is left of the reading and waits for it."""
     ahead = _start(work, target) if wanted else None
     if ahead is None:
         yield None
@@ -165,17 +163,19 @@ def _start(work: Path, target: Path) -> Ahead | None:
     place = Place.find(work, target)
     file = None if place is None else times_file(place.folder, place.spare)
     signature = None if file is None else _signature(file)
-    times = None if file is None or signature is None else read_times(file)
-    if place is None or file is None or signature is None or times is None:
+    if place is None or file is None or signature is None:
         return None
-    return Ahead(str(place.spare), file, signature, times, time.time_ns())
+    return Ahead(str(place.spare), file, signature, time.time_ns())
 
 
 def _read(ahead: Ahead) -> None:
     try:
-        folders = sorted(ahead.times[0])
-        result = folders, lstats(ahead.tree, folders, ahead.stop)
+        times = read_times(ahead.file)
+        early = None
+        if times is not None:
+            folders = sorted(times[0])
+            early = Early(times, ahead.taken, folders, lstats(ahead.tree, folders, ahead.stop))
     except BaseException as exc:  # told to the merge, which then reads them itself
-        ahead.stats.set_exception(exc)
+        ahead.early.set_exception(exc)
         return
-    ahead.stats.set_result(result)
+    ahead.early.set_result(early)
