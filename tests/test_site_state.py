@@ -4,6 +4,7 @@ tree (issue 10, finding 2)."""
 from __future__ import annotations
 
 import errno
+import gc
 import sys
 import threading
 from pathlib import Path
@@ -430,3 +431,29 @@ def test_a_build_failing_while_the_stats_are_read_ahead_stops_the_reading(
     monkeypatch.setattr(build_module, "_build", units_stage)
     _build(project, changed, site)
     assert site_tree(site) == _cold(tmp_path, changed, "b")
+
+
+def test_a_build_leaves_its_records_out_of_collections_until_it_ends(
+        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 17: each full collection the later steps' allocations set off walked every
+    # record and catalogue entry again (the merge's folder times at 310,000 records: 3.2 s,
+    # 0.5 s alone). From the scan on they are left out (gc.freeze), and given back to the
+    # collector when the build ends, failed or not (a preview's next build may drop them).
+    data, changed = _two_versions(tmp_path)
+    site = project / "site"
+    frozen: list[int] = []
+    units_stage = build_module._build
+
+    def counting(*args: Any, **kwargs: Any) -> object:
+        frozen.append(gc.get_freeze_count())
+        if len(frozen) == 2:
+            raise OSError(errno.EIO, "Input/output error", "a unit's page")
+        return units_stage(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "_build", counting)
+    assert gc.get_freeze_count() == 0
+    _build(project, data, site)
+    assert frozen[0] > 10_000 and gc.get_freeze_count() == 0
+    with pytest.raises(OSError):
+        _build(project, changed, site)
+    assert frozen[1] > 10_000 and gc.get_freeze_count() == 0

@@ -42,6 +42,7 @@ from errdocs.catalog.memo import (
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
+from errdocs.collector import objects_spared, spare_existing
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.pages.changes import (
     CHANGES_INDEX,
@@ -280,7 +281,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
     (None: this build may not write one)."""
     work = settings.work_dir
     with History(site_folder(work, settings.site_dir), keep_versions,
-                 reset=reset_history) as past:
+                 reset=reset_history) as past, objects_spared():
         prepared = _prepare(settings, paths, strict, full_text, past, choose)
         units = prepared.units
         # Slices leave the units made from the history to the merge (from_history).
@@ -505,6 +506,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     and static files, and plan the units."""
     work = settings.work_dir
     found = scan(paths, work, strict=strict)
+    spare_existing()  # the records live to the build's end: no collection walks them again
     if choose is not None:
         found = replace(found, lights=choose(found.lights))
     if strict and found.problems:
@@ -521,6 +523,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     catalog = memo.get(CATALOG, model, lambda: build_catalog(
         (x.record for x in found.lights), kept_entries(memo, rendering, found.lights)),
                        catalog_data, catalog_from)
+    spare_existing()  # the catalogue too
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
     boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text,
@@ -583,6 +586,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                                | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)
+    spare_existing()  # and the plan
     return _Prepared(ctx, units, generated, known, frozenset(generated - present),
                      found.problems, len(found.lights), written, boxes.problems,
                      boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]))

@@ -24,3 +24,30 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+_SPARING = [0]
+"""How many :func:`objects_spared` blocks are open (a preview's builds may nest none)."""
+
+
+@contextmanager
+def objects_spared() -> Iterator[None]:
+    """A block in which :func:`spare_existing` may leave what exists out of the collections
+    that follow; on leaving, everything is given back to the collector (a preview's next
+    build may drop the objects this one kept)."""
+    _SPARING[0] += 1
+    try:
+        yield
+    finally:
+        _SPARING[0] -= 1
+        if not _SPARING[0]:
+            gc.unfreeze()
+
+
+def spare_existing() -> None:
+    """Inside :func:`objects_spared`: leave every object that exists now out of the cyclic
+    collections that follow (``gc.freeze``). A build's records and catalogue live to its end,
+    and each full collection the later steps' allocations set off walked all of them again:
+    at 310,000 records, writing the merge's folder times took 3.2 s (0.5 s alone)."""
+    if _SPARING[0]:
+        gc.freeze()
