@@ -29,6 +29,23 @@ def test_synthetic_records_are_seeded_and_skewed(tmp_path: Path) -> None:
     assert len({r["filePath"].rsplit(".", 1)[1] for r in records}) == 6
 
 
+def test_sites_are_compared_by_inode_first_then_by_bytes(tmp_path: Path) -> None:
+    # A refreshed site and the cold build's kept copy share most files' inodes (hard links to
+    # the same unit outputs): those are equal unread; any other pair is read.
+    one, two = tmp_path / "one", tmp_path / "two"
+    for name in ("same", "linked", "edited", "longer", "only-one"):
+        (one / "d").mkdir(parents=True, exist_ok=True)
+        (one / "d" / name).write_text("content", "utf-8")
+    (two / "d").mkdir(parents=True)
+    (two / "d" / "same").write_text("content", "utf-8")  # another inode, same bytes
+    (two / "d" / "linked").hardlink_to(one / "d" / "linked")
+    (two / "d" / "edited").write_text("CONTENT", "utf-8")  # same size, other bytes
+    (two / "d" / "longer").write_text("content!", "utf-8")
+    (two / "only-two").write_text("x", "utf-8")
+    assert run.different(one, two) == ["d/edited", "d/longer", "d/only-one", "only-two"]
+    assert run.different(one, one) == []
+
+
 def test_smoke_run_prints_every_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                        ) -> None:
     results = run.run(20, tmp_path, jobs=2, baseline=True, incremental=True, workers=True,
