@@ -1,7 +1,7 @@
 """The folder times of a site tree, and reading them ahead while the units build.
 
 A merge repairs the spare tree (:mod:`errdocs.site.merge`) by looking at the modification time
-of every folder it had: ~700,000 folders at 310,000 records, 9-25 s of a refresh with the
+of every folder it had: ~745,000 folders at 310,000 records, 9-25 s of a refresh with the
 inodes out of the cache, while the main process had only waited for the workers the minute
 before. :func:`read_ahead` starts those ``lstat`` calls when the units start building, and the
 merge takes them if they are of the tree it repairs, from the same kept times
@@ -103,8 +103,6 @@ class Early:
 
     times: Times
     """The tree's kept folder times."""
-    taken: int
-    """When the stats began (ns): the time the repair keeps its new times with."""
     folders: list[str]
     """The folders of ``times``, sorted (a parent first)."""
     stats: list[Stat]
@@ -122,7 +120,7 @@ class Ahead:
     signature: tuple[int, int, int, int]
     """The times file's identity, size and time before it was read."""
     taken: int
-    """When the reading began (ns)."""
+    """When the reading began (ns): the time the repair keeps its new times with."""
     stop: threading.Event = field(default_factory=threading.Event)
     """Set when the build ends without a merge: the stats not yet read are skipped."""
     early: Future[Early | None] = field(default_factory=Future)
@@ -174,7 +172,7 @@ def _read(ahead: Ahead) -> None:
         early = None
         if times is not None:
             folders = sorted(times[0])
-            early = Early(times, ahead.taken, folders, lstats(ahead.tree, folders, ahead.stop))
+            early = Early(times, folders, lstats(ahead.tree, folders, ahead.stop))
     except BaseException as exc:  # told to the merge, which then reads them itself
         ahead.early.set_exception(exc)
         return

@@ -377,7 +377,7 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     file = times_file(folder, tree)
     early = None if ahead is None else ahead.take(file)
     before_times = early.times if early else read_times(file) if file is not None else None
-    taken = early.taken if early else time.time_ns()
+    taken = ahead.taken if early and ahead else time.time_ns()
     job = _Repair(str(tree), _Wanted(units), {}, {}, set(), set())
     if before_times is None:
         _list_all(job, "")  # every folder put right: nothing left to update
