@@ -61,3 +61,20 @@ def test_smoke_run_prints_every_figure(tmp_path: Path, capsys: pytest.CaptureFix
     assert "incremental site equals a cold build's: yes" in out
     assert re.search(r"2 workers vs 1: \d+\.\d\dx", out)
     assert (tmp_path / "results.jsonl").read_text().count("\n") == 5
+
+
+def test_the_edits_walk_bench_times_both_trees(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import edits_walk
+
+    for tree in ("site/errors/a", "docs/errors/a"):
+        (tmp_path / tree).mkdir(parents=True)
+        (tmp_path / tree / "index.html").write_text("x", "utf-8")
+    (tmp_path / "site" / "404.html").write_text("x", "utf-8")
+    monkeypatch.setattr(sys, "argv", ["edits_walk.py", str(tmp_path), "--rounds", "2"])
+    edits_walk.main()
+    out = capsys.readouterr().out
+    assert "site: 2 files in 2 folders" in out and "generated: 1 files in 1 folders" in out
+    steps = r"site \(lists\)|site \(walk\)|generated \(walk\)"
+    assert len(re.findall(rf"^round [12]: ({steps}) \d+\.\d\d s, 0 found$", out,
+                          re.MULTILINE)) == 6

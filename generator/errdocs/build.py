@@ -73,7 +73,7 @@ from errdocs.search.boxdata import BOXES, FILTERS, box_data, filter_files
 from errdocs.search.boxdata import forget as forget_box_data
 from errdocs.search.boxdata import keep as keep_box_data
 from errdocs.search.units import build_search_unit, plan_search, searchable_pages
-from errdocs.site import journal
+from errdocs.site import edits, journal
 from errdocs.site.folders import Ahead, read_ahead
 from errdocs.site.lastmod import carry
 from errdocs.site.lock import project_lock
@@ -226,6 +226,9 @@ class _Prepared:
     root_files: tuple[str, ...] = ()
     """The generated tree's paths of the pages a build rewrites whenever they differ (the
     root's generated pages): the settled row watches their stat."""
+    edited: frozenset[str] = frozenset()
+    """Generated pages written into since the last build of the whole plan (by hand): their
+    units are built, and the pages rendered and written again."""
 
 
 def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, strict: bool = False,
@@ -257,28 +260,33 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
             project_lock(work):
         _clean_leftovers(work)  # under the lock: no other build is using them
-        options = f"{full_text} {keep_versions} {strict}"
-        sources = _sources(settings, paths, options) if whole else None
-        done = None if reset_history else _take_settled(settings, sources, strict,
-                                                         show_progress)
-        if done is not None:
-            return done
-        return _build_all(settings, paths, jobs=jobs, strict=strict, selection=selection,
-                          merge_only=merge_only, show_progress=show_progress,
-                          full_text=full_text, keep_versions=keep_versions,
-                          reset_history=reset_history, choose=choose, watch=watch,
-                          workers=workers, settle=None if sources is None else (
-                              options, sources))
+        # Files of the site written into since it was made are looked for meanwhile: they
+        # are errdocs' own copies too, so the units holding them are built again before
+        # any unit is (or the settled row is taken), and the merge lists their folders.
+        with edits.looking(work, settings.site_dir if selection is None else None) as look:
+            options = f"{full_text} {keep_versions} {strict}"
+            sources = _sources(settings, paths, options) if whole else None
+            done = None if reset_history else _take_settled(settings, sources, strict,
+                                                             show_progress, look)
+            if done is not None:
+                return done
+            return _build_all(settings, paths, jobs=jobs, strict=strict,
+                              selection=selection, merge_only=merge_only,
+                              show_progress=show_progress, full_text=full_text,
+                              keep_versions=keep_versions, reset_history=reset_history,
+                              choose=choose, watch=watch, workers=workers, look=look,
+                              settle=None if sources is None else (options, sources))
 
 
 def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool,
                selection: Slice | None, merge_only: bool, show_progress: bool,
                full_text: bool, keep_versions: int, reset_history: bool,
                choose: Chooser | None, watch: UnitWatch | None, workers: Workers,
-               settle: tuple[str, str] | None) -> ShardedReport:
-    """:func:`build_sharded` when the settled row was not taken; ``settle``: the options and
-    the sources key as the build started, to write the row with once the site is in place
-    (None: this build may not write one)."""
+               look: edits.Looking, settle: tuple[str, str] | None) -> ShardedReport:
+    """:func:`build_sharded` when the settled row was not taken; ``look``: the live site's
+    files written into by hand; ``settle``: the options and the sources key as the build
+    started, to write the row with once the site is in place (None: this build may not
+    write one)."""
     work = settings.work_dir
     with History(site_folder(work, settings.site_dir), keep_versions,
                  reset=reset_history) as past, objects_spared():
@@ -288,8 +296,10 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
         chosen = [u for i, u in enumerate(units) if selection is None
                   or (i in selection and not from_history(u))]
         pending = journal.read(work)
+        look.put_right()  # before the units' rows are read
         ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
-                               if merge_only else chosen, pending, prepared.absent)
+                               if merge_only else chosen, pending, prepared.absent,
+                               prepared.edited)
         todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it decodes its row
                 if u.kind in _WRITTEN}
         announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
@@ -315,6 +325,10 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
                                                ahead)
         notes: tuple[str, ...] = ()
         if selection is None:
+            # Every file of the generated tree is as this build left it (a failure to say so
+            # only makes the next build render the pages written since again).
+            with contextlib.suppress(OSError, ErrdocsError):
+                edits.seal_generated(work)
             # The site is in place (a slice's history is the merge's business).
             notes = _keep_history(past)
             if not notes and settle is not None:
@@ -358,13 +372,16 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
         _clean_leftovers(work)
         prepared = _prepare(settings, paths, strict, False, past)
         pending = journal.read(work)
-        ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent)
+        ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent,
+                               prepared.edited)
         journal.record(work, pending, ((page, key) for unit in dirty if unit.kind in _WRITTEN
                                        for page, key in unit.page_keys))
         written = prepared.written
         for unit in prepared.units:
             written += write_changed(settings.out_dir, unit_markdown(ctx, unit))[0]
         removed = update_manifest(settings.out_dir, sorted(prepared.generated), prepared.known)
+        with contextlib.suppress(OSError, ErrdocsError):  # every page written as it differed
+            edits.seal_generated(work)
     return ShardedReport(
         prepared.records, prepared.problems, len(prepared.units), 0, 0, 0, written, removed,
         False, None, max(0, len(prepared.generated) - written), prepared.lookup_problems,
@@ -372,15 +389,17 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
 
 
 def _to_build(ctx: Context, chosen: list[Unit], pending: journal.Journal,
-              absent: frozenset[str]) -> tuple[Context, list[Unit]]:
+              absent: frozenset[str], edited: frozenset[str]) -> tuple[Context, list[Unit]]:
     """The units to build: those not current, those holding pages an unfinished build may
-    have rewritten (which the context then names, so they are rendered again), and those
-    whose Markdown pages are missing from the generated tree."""
+    have rewritten or somebody wrote into (``edited``; the context then names them, so they
+    are rendered again), and those whose Markdown pages are missing from the generated tree."""
     dirty, unsettled = [], set()
     work = ctx.work_dir
     rows = read_rows(work)
     for unit in chosen:
         redo = journal.unsettled(pending, unit)
+        if edited and unit.kind in _WRITTEN:  # (the others' pages are written as they differ)
+            redo = redo | {page for page, _key in unit.page_keys if page in edited}
         if redo or not current(work, rows, unit.name, unit.key) or (
                 absent and any(page in absent for page, _key in unit.page_keys)):
             dirty.append(unit)
@@ -458,15 +477,17 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
 
 
 def _take_settled(settings: Settings, sources: str | None, strict: bool,
-                  show_progress: bool) -> ShardedReport | None:
+                  show_progress: bool, look: edits.Looking) -> ShardedReport | None:
     """When nothing changed since the build that wrote the settled row: merge its units
-    (which puts back a page of the site deleted, added or replaced by hand) and say what it
-    said. None: build."""
+    (which puts back a page of the site deleted, added or replaced by hand, or written into:
+    ``look``) and say what it said. None: build."""
     work = settings.work_dir
     row = settled.read(work) if sources is not None else None
     if (row is None or row.sources != sources or (strict and row.outcome.problems)
-            or not settled.outputs_unchanged(settings.docs_dir, row.outputs)):
+            or not settled.outputs_unchanged(settings.docs_dir, row.outputs)
+            or _generated_edited(settings)):
         return None
+    look.put_right()  # a unit holding a file written into is no longer current
     rows = read_rows(work)
     if not all(current(work, rows, name, key) for name, key in row.units):
         return None
@@ -477,6 +498,13 @@ def _take_settled(settings: Settings, sources: str | None, strict: bool,
     return ShardedReport(done.records, done.problems, done.units, 0, done.units, 0, 0, 0, True,
                          done.searchable, done.generated, tuple(done.lookup_problems),
                          done.unconverted)
+
+
+def _generated_edited(settings: Settings) -> bool:
+    """True when a file of the generated tree was written into since the build that left it
+    (or that cannot be told): the folders' stats the settled row watches do not show it."""
+    sealed = edits.generated_sealed(settings.work_dir)
+    return sealed is None or bool(edits.written_since(str(settings.out_dir), sealed))
 
 
 def _settle(settings: Settings, paths: list[Path], settle: tuple[str, str],
@@ -514,6 +542,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Whatever comes next may change the units, the generated tree or the site: the settled
     # row no longer names them (the scan before only wrote facts about the inputs).
     settled.forget(work)
+    docs = _walk_docs(settings, edits.generated_sealed(work))  # before any is written
+    # A data file written into is the very file a data unit (and the site) links: that
+    # unit is built again from nothing once the file is written anew (below).
+    edits.forget_holding(work, docs.linked)
     addresses = site_addresses(settings)
     rendering = render_key(addresses)
     # The catalogue model and the page units are kept between builds, under a hash of what
@@ -527,7 +559,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
     boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text,
-                     remember=memo.remember(model))
+                     remember=memo.remember(model), edited=docs.edited)
     lights = found.lights
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
@@ -542,14 +574,15 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         [e.path for e in recent_entries(catalog)]), home_data, home_from)
     changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
     # The listings' filters' data files (made again only for the records that changed).
-    filters = filter_files(settings, catalog, rendering, remember=memo.remember(model))
+    filters = filter_files(settings, catalog, rendering, remember=memo.remember(model),
+                           edited=docs.edited)
     resolve = resolve_data(catalog, snapshot, addresses)
     generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
     generated.update(path for path, _hash in boxes.files + filters.files)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
     known = claim(settings.out_dir, generated)
-    hand_written, present = _hand_written(settings, known)
+    hand_written, present = _hand_written(settings, docs, known)
     _check_reserved(hand_written)
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
@@ -589,7 +622,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     spare_existing()  # and the plan
     return _Prepared(ctx, units, generated, known, frozenset(generated - present),
                      found.problems, len(found.lights), written, boxes.problems,
-                     boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]))
+                     boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]),
+                     docs.edited & generated)
 
 
 def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[Light],
@@ -743,17 +777,30 @@ def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
     return paths
 
 
-def _hand_written(settings: Settings, generated: set[str]) -> tuple[list[str], set[str]]:
-    """Docs-relative paths of every file in docs_dir that errdocs did not generate (nor list
-    in its manifest), and the generated tree's paths of those of ``generated`` it found.
-    Temporary files killed runs left in the generated tree are deleted on the way.
+@dataclass(frozen=True)
+class _Docs:
+    """The docs folder's files, as a build found them before writing any."""
+
+    files: list[str]
+    """Docs-relative paths, sorted."""
+    edited: frozenset[str]
+    """The generated tree's paths of its files written into since the last build of the
+    whole plan ended (:mod:`errdocs.site.edits`): written again."""
+    linked: list[edits.Edited]
+    """Of those, the data files (not pages), by their path in the site: units link them."""
+
+
+def _walk_docs(settings: Settings, sealed: int | None) -> _Docs:
+    """Every file of docs_dir, and those of the generated tree written since ``sealed``
+    (none when None). Temporary files killed runs left in the generated tree are deleted on
+    the way.
 
     Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
     """
     docs, sub = str(settings.docs_dir), settings.subtree
-    skip = generated | {MANIFEST}
     found: list[str] = []
-    present: set[str] = set()
+    edited: set[str] = set()
+    linked: list[edits.Edited] = []
     stack = [""]
     while stack:
         relative = stack.pop()
@@ -766,11 +813,30 @@ def _hand_written(settings: Settings, generated: set[str]) -> tuple[list[str], s
                 elif entry.name.startswith(TEMPORARY):
                     if ours:
                         os.unlink(entry.path)
-                elif ours and path[len(sub) + 1:] in skip:
-                    present.add(path[len(sub) + 1:])
                 else:
                     found.append(path)
-    return sorted(found), present
+                    info = entry.stat() if ours and sealed is not None else None
+                    if info is not None and sealed is not None and info.st_mtime_ns > sealed:
+                        edited.add(path[len(sub) + 1:])
+                        if not path.endswith(".md"):
+                            linked.append(edits.Edited(path, info.st_dev, info.st_ino))
+    return _Docs(sorted(found), frozenset(edited), linked)
+
+
+def _hand_written(settings: Settings, docs: _Docs, generated: set[str]
+                  ) -> tuple[list[str], set[str]]:
+    """Docs-relative paths of every file of ``docs`` that errdocs did not generate (nor list
+    in its manifest), and the generated tree's paths of those of ``generated`` it found."""
+    sub = f"{settings.subtree}/"
+    skip = generated | {MANIFEST}
+    found: list[str] = []
+    present: set[str] = set()
+    for path in docs.files:
+        if path.startswith(sub) and path[len(sub):] in skip:
+            present.add(path[len(sub):])
+        else:
+            found.append(path)
+    return found, present
 
 
 def _root_inputs(settings: Settings, root_pages: list[Page],

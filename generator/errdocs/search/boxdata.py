@@ -123,13 +123,15 @@ def _made(_extra: str, make: Callable[[], Keys]) -> Keys:
 
 
 def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code: str, *,
-             full_text: bool, remember: Remember = _made) -> BoxData:
+             full_text: bool, remember: Remember = _made,
+             edited: frozenset[str] = frozenset()) -> BoxData:
     """The data files for ``lights``: from the catalogue's row when the files on disk were made
     for the same data key (and are all there); else only the parts whose key changed are made
     (``code``: a hash of errdocs' code, :func:`errdocs.units.plan.render_key`). The record
     chunks read only their records, so a change to what records mean remakes the chunks of
     those records alone; anything the lookup index reads remakes everything. ``remember``
-    keeps the parts' keys for these records, catalogue and code."""
+    keeps the parts' keys for these records, catalogue and code. ``edited``: files of the
+    generated tree written into by somebody since errdocs wrote them (then not known)."""
     work = settings.work_dir
     hand = hand_pages(settings)
     profile = _profile(settings)
@@ -144,7 +146,7 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     keys = remember(f"boxes\0{full_text}\0{profile}\0{hand!r}", lambda: box_keys(
         lights, order(), catalog, code, hand, full_text, profile))
     key = _joined(keys)
-    old = _read_any(settings, work, BOXES)
+    old = _read_any(settings, work, BOXES, edited)
     if old is not None and any(p.record_id is None for p in old.problems):
         old = None  # not a lookup problem: cannot be placed again
     if old is not None and old.key == key:
@@ -212,15 +214,16 @@ def box_keys(lights: Sequence[Light], order: Sequence[Light], catalog: Catalog, 
 
 
 def filter_files(settings: Settings, catalog: Catalog, code: str, *,
-                 remember: Remember = _made) -> BoxData:
+                 remember: Remember = _made, edited: frozenset[str] = frozenset()) -> BoxData:
     """The listings' filter data (:func:`errdocs.pages.filters.filter_data`), kept like the
     boxes': a row file reads only its records' entries, so a changed record remakes its row
     file; anything a listing reads (which records, in which order, their facets' values)
-    remakes everything. ``remember`` keeps the parts' keys for this catalogue and code."""
+    remakes everything. ``remember`` keeps the parts' keys for this catalogue and code;
+    ``edited``: as :func:`box_data`'s."""
     profile = _profile(settings)
     keys = remember(f"filters\0{profile}", lambda: filter_keys(catalog, code, profile))
     key = _joined(keys)
-    old = _read_any(settings, settings.work_dir, FILTERS)
+    old = _read_any(settings, settings.work_dir, FILTERS, edited)
     if old is not None and old.key == key:
         return BoxData(key, old.files(), None, (), 0, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
@@ -377,9 +380,11 @@ def _parts_from(data: object) -> dict[str, tuple[str, list[FileKey]]]:
     return parts
 
 
-def _read_any(settings: Settings, work: Path, name: str) -> _Row | None:
-    """The row, whatever its key, when every file it names is on disk; else ``None`` (the
-    files on disk are then not known, and everything is made and compared with them)."""
+def _read_any(settings: Settings, work: Path, name: str,
+              edited: frozenset[str] = frozenset()) -> _Row | None:
+    """The row, whatever its key, when every file it names is on disk as errdocs wrote it
+    (none is in ``edited``); else ``None`` (the files on disk are then not known, and
+    everything is made and compared with them)."""
     try:
         with Catalogue(work, keep=False) as catalogue:
             db = catalogue.db
@@ -397,4 +402,7 @@ def _read_any(settings: Settings, work: Path, name: str) -> _Row | None:
     except (ValueError, TypeError, EOFError):
         return None  # not what :func:`keep` writes (or an older errdocs'): made again
     found = _Row(str(row[0]), parts, problems, int(row[3]))
-    return found if _all_there(settings, found.files()) else None
+    files = found.files()
+    if edited and any(path in edited for path, _hash in files):
+        return None
+    return found if _all_there(settings, files) else None

@@ -22,6 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from errdocs.pages.write import atomic_write
 from errdocs.site.state import TIMES, Place, identity
 
 LSTAT_THREADS = 16
@@ -86,6 +87,23 @@ def read_times(file: Path) -> Times | None:
             and all(type(t) is int for t in times.values())):
         return None
     return times, taken
+
+
+def relist(folder: Path, tree: Path, wanted: set[str]) -> None:
+    """Make the next repair of ``tree`` list the folders ``wanted`` (relative), as if their
+    times had changed: a file in one was written into in place, which changes no folder's
+    time (:mod:`errdocs.site.edits`). A folder the kept times lack stands for its nearest
+    folder they have. Nothing to do when no times are kept: every folder is listed then."""
+    file = times_file(folder, tree)
+    times = None if file is None else read_times(file)
+    if file is None or times is None:
+        return
+    kept, taken = times
+    for relative in wanted:
+        while relative not in kept:
+            relative = relative.rpartition("/")[0]
+        kept[relative] = -1  # no folder has this time
+    atomic_write(file, json.dumps({"taken": taken, "times": kept}).encode("utf-8"))
 
 
 def _signature(file: Path) -> tuple[int, int, int, int] | None:

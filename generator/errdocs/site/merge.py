@@ -191,6 +191,11 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path,
     with contextlib.suppress(OSError):
         _keep_spare(staging, None if fresh_spare else live_before, units, place, work)
         forget_times(place.folder, (place.target, place.spare))
+    # Sealed once nothing links its files any more (a link changes no file's time, but the
+    # spare's files are the site's): a later write into one is somebody else's
+    # (errdocs.site.edits). Unsealed (a full disk), the next build cannot look for those.
+    with contextlib.suppress(OSError):
+        place.seal()
 
 
 def _swap(staging: Path, place: Place, work: Path) -> None:
@@ -334,7 +339,7 @@ SETTLE_FOLDERS = 2000
 the merge waits the margin out to trust them (:func:`_trusted_from`): the tree's next repair
 would list each of them again, reading every unit output that has it. A refresh of 3,100 of
 310,000 records leaves ~10,000 (21 s of a later build); a new tree, every folder."""
-_SKIPPED = (SITEMAP, SITEMAP + ".gz", MARKER)
+SKIPPED = (SITEMAP, SITEMAP + ".gz", MARKER)
 """Written afresh for every tree (:func:`_finish_tree`)."""
 _KNOWN = frozenset[str]()
 """What :attr:`_Repair.real` says of a folder found unchanged: it holds the known folders."""
@@ -479,7 +484,7 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
         if entry.is_dir(follow_symlinks=False):
             folders.add(child)
             continue
-        if not relative and entry.name in _SKIPPED:
+        if not relative and entry.name in SKIPPED:
             continue
         source = wanted.files.get(entry.name)
         if source is not None:

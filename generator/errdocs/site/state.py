@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,19 +81,40 @@ class Place:
 
     def read(self) -> dict[str, object]:
         """The state: ``live`` and ``spare`` (unit name to key, or None when unknown),
-        ``live_id`` (the live folder's device and inode) and ``site`` (its path)."""
+        ``live_id`` (the live folder's device and inode), ``site`` (its path) and ``sealed``
+        (:meth:`seal`)."""
         try:
             data = json.loads((self.folder / STATE).read_text("utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) and data.get("site") == str(self.target) else {}
 
-    def write(self, live: dict[str, str] | None, spare: dict[str, str] | None) -> None:
-        """Record what the trees hold, atomically; the live folder's identity is read now."""
+    def write(self, live: dict[str, str] | None, spare: dict[str, str] | None,
+              sealed: int | None = None) -> None:
+        """Record what the trees hold, atomically; the live folder's identity is read now.
+        ``sealed``: when the live site was left as errdocs made it (ns,
+        :mod:`errdocs.site.edits`); by default the one recorded, while the live folder is the
+        same one."""
+        now = identity(self.target)
+        if sealed is None:
+            before = self.read()
+            kept = before.get("sealed")
+            sealed = kept if isinstance(kept, int) and before.get("live_id") == now else None
+        data: dict[str, object] = {"site": str(self.target), "live": live, "spare": spare,
+                                   "live_id": now}
+        if sealed is not None:
+            data["sealed"] = sealed
         tmp = self.folder / (STATE + ".tmp")
-        tmp.write_text(json.dumps({"site": str(self.target), "live": live, "spare": spare,
-                                   "live_id": identity(self.target)}), "utf-8")
+        tmp.write_text(json.dumps(data), "utf-8")
         os.replace(tmp, self.folder / STATE)
+
+    def seal(self) -> None:
+        """Note that every file of the live site is as errdocs left it now: a later write into
+        one gives it a later time (:mod:`errdocs.site.edits`)."""
+        state = self.read()
+        live, spare = state.get("live"), state.get("spare")
+        self.write(live if isinstance(live, dict) else None,
+                   spare if isinstance(spare, dict) else None, time.time_ns())
 
     def clear(self) -> None:
         """Remove what an interrupted merge left in this site's folder (under the build lock,

@@ -1,0 +1,253 @@
+"""Files errdocs wrote that somebody wrote into since: the next build puts them right.
+
+errdocs never writes into a file it made: a page, a data file or a site file is replaced by a
+rename (:func:`errdocs.pages.write.atomic_write`) or linked anew. So every file it leaves has a
+modification time no later than the moment the build that left it ended (its *seal*), and a
+file with a later time was written into by somebody else: an editor that keeps hard links
+(Vim does, for a file with several), ``echo >>``, a script opening the file for writing.
+
+Two trees are watched:
+
+- **The live site.** Its files are hard links to the units' outputs (and to the spare tree's;
+  a data file to the generated tree's or the static files'), so a write into one changes
+  errdocs' own copy too, and no folder time tells. A build first looks at every file of the
+  live site (:func:`site_edits`); for each written since the last merge sealed the site, the
+  unit whose output holds that very file (same inode) is built again from nothing, and the
+  merge lists the folder holding it in both site trees, since the spare may link it too
+  (:func:`put_right`).
+- **The generated tree** (``docs/errors``). A page written into is rendered and written again
+  (its unit is built); a data file written into makes the data files all made again and
+  compared with those on disk. Sealed when a build of the whole plan ends
+  (:func:`seal_generated`).
+
+Not seen: a write that sets the file's time back (``cp -p``, ``rsync --inplace --times``,
+``touch -r``), or one made while a build runs or within the clock's tick after its seal (the
+kernel stamps files with a clock that may lag the one read for the seal by that tick).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from errdocs.catalog.store import FILE
+from errdocs.errors import sqlite_failure
+from errdocs.site.folders import relist
+from errdocs.site.merge import SKIPPED, UnitOutput
+from errdocs.site.state import Place, live_is_known
+from errdocs.units.state import forget as forget_rows
+
+_TABLE = "CREATE TABLE IF NOT EXISTS seals (name TEXT PRIMARY KEY, ns INTEGER NOT NULL)"
+_GENERATED = "generated"
+
+
+@dataclass(frozen=True)
+class Edited:
+    """A file written into since its tree was sealed."""
+
+    path: str
+    """Relative to the tree, with ``/``."""
+    device: int
+    """Its device: with :attr:`inode`, which unit output holds the same file."""
+    inode: int
+    """Its inode."""
+
+
+def written_since(root: str, sealed: int) -> list[Edited]:
+    """The regular files below ``root`` whose modification time is later than ``sealed``
+    (ns), sorted; none when ``root`` is missing. Plain strings and scandir, on one thread
+    (the time goes to the kernel: ``find`` takes as long, and threads took twice as long
+    with the inodes cached, at 20,000 records): this runs on every build."""
+    found: list[Edited] = []
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        try:
+            with os.scandir(f"{root}/{relative}" if relative else root) as entries:
+                listed = list(entries)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone meanwhile (or no tree yet): the merge puts the tree right
+        for entry in listed:
+            path = f"{relative}/{entry.name}" if relative else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                info = entry.stat(follow_symlinks=False)
+                if info.st_mtime_ns > sealed:
+                    found.append(Edited(path, info.st_dev, info.st_ino))
+    return sorted(found, key=lambda e: e.path)
+
+
+def listed_since(root: str, paths: Iterable[str], sealed: int,
+                 stop: threading.Event | None = None) -> list[Edited]:
+    """:func:`written_since` for the files ``paths`` (relative to ``root``) alone: one
+    ``lstat`` each, where a walk also opens and lists every folder (2.5 times as long at
+    20,000 records). A path that is gone or not a file is left to the merge. Once ``stop``
+    is set, the paths not yet looked at are not."""
+    found: list[Edited] = []
+    for number, path in enumerate(paths):
+        if stop is not None and number % 4096 == 0 and stop.is_set():
+            break
+        try:
+            info = os.lstat(f"{root}/{path}")
+        except OSError:
+            continue
+        if info.st_mtime_ns > sealed and stat.S_ISREG(info.st_mode):
+            found.append(Edited(path, info.st_dev, info.st_ino))
+    return sorted(found, key=lambda e: e.path)
+
+
+def site_edits(work: Path, target: Path, stop: threading.Event | None = None
+               ) -> list[Edited]:
+    """The files of the live site ``target`` written since the merge that made it sealed it;
+    none when errdocs does not know the live site as its own (the merge then makes both
+    trees afresh) or it was never sealed (an earlier errdocs built it). The files looked at
+    are those the units' file lists name (a file added by hand is no unit's: the merge's
+    repair removes it), else every file found."""
+    place = Place.find(work, target)
+    if place is None:
+        return []
+    state = place.read()
+    sealed, live = state.get("sealed"), state.get("live")
+    if not isinstance(sealed, int) or not live_is_known(place, state):
+        return []
+    files = _unit_files(work, live) if isinstance(live, dict) else None
+    if files is None:
+        return written_since(str(target), sealed)
+    return listed_since(str(target), files, sealed, stop)
+
+
+class Looking:
+    """The live site's files being looked at (:func:`site_edits`) on a thread while the
+    build reads its records: at 310,000 records ~1,000,000 ``lstat`` calls, which wait on
+    the kernel (and on the disk when the inodes are not cached) while the scan works. Made
+    by :func:`looking`."""
+
+    def __init__(self, work: Path, target: Path | None) -> None:
+        self._work, self._target = work, target
+        self._stop = threading.Event()
+        self._found: Future[list[Edited]] = Future()
+        self._damaged: list[str] | None = None
+        self._thread = threading.Thread(target=self._look, daemon=True,
+                                        name="errdocs-site-edits")
+        if target is None:
+            self._found.set_result([])
+        else:
+            self._thread.start()
+
+    def _look(self) -> None:
+        assert self._target is not None
+        try:
+            self._found.set_result(site_edits(self._work, self._target, self._stop))
+        except BaseException as exc:  # raised where the build waits for it
+            self._found.set_exception(exc)
+
+    def put_right(self) -> list[str]:
+        """Wait for the files; have the build undo what was written into them
+        (:func:`put_right`), once. The units built again from nothing."""
+        if self._damaged is None:
+            found = self._found.result()
+            self._damaged = []
+            if found and self._target is not None:
+                self._damaged = put_right(self._work, self._target, found)
+        return self._damaged
+
+    def close(self) -> None:
+        """Stop looking (a build ending before it waited for them) and wait for the thread."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+
+@contextlib.contextmanager
+def looking(work: Path, target: Path | None) -> Iterator[Looking]:
+    """Look at the files of the live site ``target`` (None: none, no site is made) while
+    the block runs."""
+    look = Looking(work, target)
+    try:
+        yield look
+    finally:
+        look.close()
+
+
+def _unit_files(work: Path, units: dict[str, str]) -> list[str] | None:
+    """The files of the units' outputs of the keys ``units`` names, and what the merge adds
+    (the sitemaps, the marker); None when a list is missing."""
+    files = [*SKIPPED]
+    for name, key in units.items():
+        listed = UnitOutput(name, key, work / "units" / name).files()
+        if listed is None:
+            return None
+        files += listed
+    return files
+
+
+def put_right(work: Path, target: Path, edited: list[Edited]) -> list[str]:
+    """Make the build undo ``edited`` (files of the live site ``target``): the units whose
+    output holds one of those very files are built again from nothing
+    (:func:`forget_holding`), and the next repair of each site tree lists the folders
+    holding them (the spare may link the same files; a copy, on another file system, is
+    replaced there). The units' names."""
+    damaged = forget_holding(work, edited)
+    place = Place.of(work, target)
+    folders = {e.path.rpartition("/")[0] for e in edited}
+    for tree in (place.target, place.spare):
+        relist(place.folder, tree, folders)
+    return damaged
+
+
+def forget_holding(work: Path, edited: list[Edited]) -> list[str]:
+    """Remove the rows of the units whose output holds one of ``edited`` (by its path in the
+    site, the very file): built again from nothing, in new files. Their names."""
+    wanted = {(e.device, e.inode) for e in edited}
+    damaged = []
+    units = work / "units"
+    for unit in sorted(units.iterdir()) if edited and units.is_dir() else []:
+        site = unit / "site"
+        for item in edited:
+            try:
+                info = os.lstat(site / item.path)
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in wanted:
+                damaged.append(unit.name)
+                break
+    forget_rows(work, damaged)  # (a kill at any point: the next build finds them again)
+    return damaged
+
+
+def generated_sealed(work: Path) -> int | None:
+    """When the last build of the whole plan ended, by which every file of the generated
+    tree it left was written (ns); None when unknown."""
+    path = work / FILE
+    if not path.is_file():
+        return None
+    try:
+        with closing(sqlite3.connect(path)) as db:
+            row = db.execute("SELECT ns FROM seals WHERE name = ?", (_GENERATED,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row and isinstance(row[0], int) else None
+
+
+def seal_generated(work: Path) -> None:
+    """Note that every file of the generated tree is as errdocs wrote it now."""
+    sealed = time.time_ns()
+    try:
+        with closing(sqlite3.connect(work / FILE, isolation_level=None)) as db:
+            db.execute(_TABLE)
+            db.execute("INSERT OR REPLACE INTO seals VALUES (?, ?)", (_GENERATED, sealed))
+    except sqlite3.Error as exc:
+        failure = sqlite_failure(exc, work / FILE)
+        if failure is not None:
+            raise failure from exc
+        # Not a database (damaged): the next build's scan makes it again, and finds no seal.

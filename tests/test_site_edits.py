@@ -1,0 +1,136 @@
+"""A file errdocs wrote and somebody wrote into in place (:mod:`errdocs.site.edits`) is put
+right by the next build: the live site's files are hard links to errdocs' own copies (the
+units' outputs, the spare tree, the generated data files), so such a write reached them too,
+and no folder time showed it. The builds after it give what a cold build gives."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from errdocs.build import ShardedReport, build_sharded
+from errdocs.project import load_settings
+from errdocs.site.edits import written_since
+from errdocs.site.state import Place
+
+from .conftest import ROOT
+from .helpers import cold_site, site_tree
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
+
+pytestmark = pytest.mark.slow
+
+MARK = b"<!-- written into by hand -->"
+
+
+def _record_markdown(project: Path) -> Path:
+    """A record's page in the generated tree (``OWNER/REPO/SLUG.md``), built by a unit."""
+    groups = ("assets", "categories", "changes", "repos", "tags")
+    return next(p for p in sorted((project / "docs" / "errors").glob("*/*/*.md"))
+                if p.name != "index.md" and p.parts[-3] not in groups)
+
+
+def _record_page(project: Path) -> Path:
+    """A record's page in the live site."""
+    relative = _record_markdown(project).relative_to(project / "docs").with_suffix("")
+    return project / "site" / relative / "index.html"
+
+
+PICK: dict[str, Callable[[Path], Path]] = {
+    "site record page": _record_page,
+    "site record json": lambda p: sorted((p / "site" / "api" / "records").glob("*.json"))[0],
+    "site sitemap": lambda p: p / "site" / "sitemap.xml",
+    "generated record page": _record_markdown,
+    "generated group page": lambda p: p / "docs" / "errors" / "tags" / "index.md",
+    "generated data file": lambda p: p / "docs" / "errors" / "assets" / "search" / "w0.js",
+}
+
+
+def _build(project: Path, data: Path) -> ShardedReport:
+    report = build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=1,
+                           show_progress=False)
+    time.sleep(0.02)  # the next write comes after the kernel's clock passed the seal
+    return report
+
+
+def _write_into(path: Path) -> None:
+    """Append to ``path`` in place: the same file (inode), as an editor keeping hard links
+    writes it."""
+    before = path.stat().st_ino
+    with path.open("ab") as handle:
+        handle.write(MARK)
+    assert path.stat().st_ino == before
+
+
+def _with_mark(root: Path) -> list[str]:
+    return [p for p, body in site_tree(root).items() if MARK in body]
+
+
+@pytest.mark.parametrize("where", sorted(PICK))
+def test_a_file_written_into_in_place_is_put_right_by_the_next_builds(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    data = synth.write(12, tmp_path / "data.jsonl", seed=11)
+    _build(project, data)
+    _build(project, data)  # the spare tree now links the same files as the site
+    _write_into(PICK[where](project))
+    assert _with_mark(project / "site") or _with_mark(project / "docs")
+    (tmp_path / "fresh").mkdir()
+    cold = cold_site(project, data, tmp_path / "fresh")
+    cold_docs = site_tree(tmp_path / "fresh" / "docs" / "errors")
+    for _ in range(2):  # the second swaps in the spare tree, which may have linked it
+        _build(project, data)
+        assert _with_mark(project / "site") == []
+        assert site_tree(project / "site") == cold
+        assert site_tree(project / "docs" / "errors") == cold_docs
+    assert _with_mark(project / ".errdocs") == []  # the spare (the edited tree) put right
+
+
+def test_only_the_unit_holding_a_page_written_into_is_built_again(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    data = synth.write(12, tmp_path / "data.jsonl", seed=11)
+    first = _build(project, data)
+    assert _build(project, data).built == 0
+    _write_into(_record_page(project))
+    again = _build(project, data)
+    assert (again.built, again.units) == (1, first.units)
+    assert _build(project, data).built == 0
+
+
+def test_files_written_after_the_seal_are_found_and_none_before(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "a" / "b").mkdir(parents=True)
+    for name in ("a/one.html", "a/b/two.html", "three.xml"):
+        (tree / name).write_text("x", "utf-8")
+    time.sleep(0.02)
+    sealed = time.time_ns()
+    assert written_since(str(tree), sealed) == []
+    time.sleep(0.02)
+    with (tree / "a" / "b" / "two.html").open("a", encoding="utf-8") as handle:
+        handle.write("y")
+    found = written_since(str(tree), sealed)
+    assert [e.path for e in found] == ["a/b/two.html"]
+    assert found[0].inode == (tree / "a" / "b" / "two.html").stat().st_ino
+    assert written_since(str(tmp_path / "missing"), sealed) == []
+
+
+def test_the_seal_is_kept_while_the_live_folder_is_the_same_one(tmp_path: Path) -> None:
+    work, target = tmp_path / "work", tmp_path / "site"
+    target.mkdir()
+    place = Place.of(work, target)
+    place.write({"u": "k"}, None)
+    place.seal()
+    sealed = place.read()["sealed"]
+    assert isinstance(sealed, int)
+    place.write({"u": "k2"}, {"u": "k"})
+    assert place.read()["sealed"] == sealed
+    target.rename(tmp_path / "old")
+    target.mkdir()  # another folder in the site's place: its files were not sealed
+    place.write({"u": "k2"}, None)
+    assert "sealed" not in place.read()
