@@ -11,8 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from errdocs.build import ShardedReport, build_sharded
+from errdocs.cli import main
 from errdocs.project import load_settings
 from errdocs.site.edits import written_since
 from errdocs.site.state import Place
@@ -134,3 +136,23 @@ def test_the_seal_is_kept_while_the_live_folder_is_the_same_one(tmp_path: Path) 
     target.mkdir()  # another folder in the site's place: its files were not sealed
     place.write({"u": "k2"}, None)
     assert "sealed" not in place.read()
+
+
+def test_the_build_says_which_files_of_the_site_it_put_back(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    data = synth.write(12, tmp_path / "data.jsonl", seed=11)
+    args = ["build", str(data), "-f", str(project / "mkdocs.yml"), "-j", "1"]
+    for _ in range(2):
+        assert CliRunner().invoke(main, args).exit_code == 0
+    time.sleep(0.02)
+    page = _record_page(project)
+    _write_into(page)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[-1] == f"Site built in {project / 'site'}"
+    assert lines[-2] == (f"Note: 1 file of the site changed by hand since the last build "
+                         f"({page}): put back as errdocs makes them")
+    again = CliRunner().invoke(main, args)
+    assert "Note:" not in again.output and MARK not in page.read_bytes()

@@ -323,15 +323,16 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
             if selection is None:
                 searchable, merged = _assemble(settings, prepared, show_progress, full_text,
                                                ahead)
-        notes: tuple[str, ...] = ()
+        notes = look.notes()
         if selection is None:
             # Every file of the generated tree is as this build left it (a failure to say so
             # only makes the next build render the pages written since again).
             with contextlib.suppress(OSError, ErrdocsError):
                 edits.seal_generated(work)
             # The site is in place (a slice's history is the merge's business).
-            notes = _keep_history(past)
-            if not notes and settle is not None:
+            kept = _keep_history(past)
+            notes += kept
+            if not kept and settle is not None:
                 _settle(settings, paths, settle, prepared, merged, searchable)
         else:  # the slice's units leave this machine without the catalogue
             hand_off(work, (u.name for u in chosen))
@@ -497,7 +498,7 @@ def _take_settled(settings: Settings, sources: str | None, strict: bool,
           settings.site_dir, work)
     return ShardedReport(done.records, done.problems, done.units, 0, done.units, 0, 0, 0, True,
                          done.searchable, done.generated, tuple(done.lookup_problems),
-                         done.unconverted)
+                         done.unconverted, look.notes())
 
 
 def _generated_edited(settings: Settings) -> bool:

@@ -161,6 +161,17 @@ class Looking:
                 self._damaged = put_right(self._work, self._target, found)
         return self._damaged
 
+    def notes(self) -> tuple[str, ...]:
+        """What the build says of the files found (after :meth:`put_right`)."""
+        found = self._found.result() if self._damaged is not None else []
+        if not found or self._target is None:
+            return ()
+        shown = ", ".join(str(self._target / e.path) for e in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        files = "1 file" if len(found) == 1 else f"{len(found)} files"
+        return (f"Note: {files} of the site changed by hand since the last build "
+                f"({shown}{more}): put back as errdocs makes them",)
+
     def close(self) -> None:
         """Stop looking (a build ending before it waited for them) and wait for the thread."""
         self._stop.set()
