@@ -191,8 +191,8 @@ def merge(units: Sequence[UnitOutput], target: Path, work: Path,
     with contextlib.suppress(OSError):
         _keep_spare(staging, None if fresh_spare else live_before, units, place, work)
         forget_times(place.folder, (place.target, place.spare))
-    # Sealed once nothing links its files any more (a link changes no file's time, but the
-    # spare's files are the site's): a later write into one is somebody else's
+    # Sealed last: every file of the live site now has a time errdocs gave it (by writing
+    # a new file, never into one), so a later time is somebody else's write
     # (errdocs.site.edits). Unsealed (a full disk), the next build cannot look for those.
     with contextlib.suppress(OSError):
         place.seal()
