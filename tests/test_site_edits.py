@@ -6,6 +6,7 @@ and no folder time showed it. The builds after it give what a cold build gives."
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -159,3 +160,14 @@ def test_the_build_says_which_files_of_the_site_it_put_back(
                          f"({page}): put back as errdocs makes them")
     again = CliRunner().invoke(main, args)
     assert "Note:" not in again.output and MARK not in page.read_bytes()
+
+
+def test_looking_stops_when_told(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    for number in range(3):
+        (tree / f"d{number}").mkdir(parents=True)
+        (tree / f"d{number}" / "index.html").write_text("x", "utf-8")
+    stop = threading.Event()
+    assert len(written_since(str(tree), 0, stop)) == 3
+    stop.set()
+    assert written_since(str(tree), 0, stop) == []

@@ -63,14 +63,16 @@ class Edited:
     """Its inode."""
 
 
-def written_since(root: str, sealed: int) -> list[Edited]:
+def written_since(root: str, sealed: int,
+                  stop: threading.Event | None = None) -> list[Edited]:
     """The regular files below ``root`` whose modification time is later than ``sealed``
     (ns), sorted; none when ``root`` is missing. Plain strings and scandir, on one thread
     (the time goes to the kernel: ``find`` takes as long, and threads took twice as long
-    with the inodes cached, at 20,000 records): this runs on every build."""
+    with the inodes cached, at 20,000 records): this runs on every build. Once ``stop`` is
+    set, the folders not yet listed are not."""
     found: list[Edited] = []
     stack = [""]
-    while stack:
+    while stack and not (stop is not None and stop.is_set()):
         relative = stack.pop()
         try:
             with os.scandir(f"{root}/{relative}" if relative else root) as entries:
@@ -123,7 +125,7 @@ def site_edits(work: Path, target: Path, stop: threading.Event | None = None
         return []
     files = _unit_files(work, live) if isinstance(live, dict) else None
     if files is None:
-        return written_since(str(target), sealed)
+        return written_since(str(target), sealed, stop)
     return listed_since(str(target), files, sealed, stop)
 
 
