@@ -816,10 +816,12 @@ def _walk_docs(settings: Settings, sealed: int | None) -> _Docs:
                         os.unlink(entry.path)
                 else:
                     found.append(path)
-                    info = entry.stat() if ours and sealed is not None else None
-                    if info is not None and sealed is not None and info.st_mtime_ns > sealed:
+                    if not ours or sealed is None:
+                        continue
+                    info = entry.stat()
+                    if info.st_mtime_ns > sealed:
                         edited.add(path[len(sub) + 1:])
-                        if not path.endswith(".md"):
+                        if not path.endswith(".md"):  # a data file: units link it
                             linked.append(edits.Edited(path, info.st_dev, info.st_ino))
     return _Docs(sorted(found), frozenset(edited), linked)
 
