@@ -217,14 +217,41 @@ def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], place
     known (it was the spare being updated), else a spare is made afresh."""
     wanted = {u.name: u.key for u in units}
     if isinstance(old_units, dict) and old == place.spare and is_ours(old):
-        place.write(wanted, old_units)
-        return
+        if not _far_behind(old_units, units):
+            place.write(wanted, old_units)
+            return
+        # Most of the site changed (a new errdocs or mkdocs.yml: every page made again):
+        # the spare is brought up to date now, by the build that changed it all, rather
+        # than by the next merge, a refresh that would link the whole site again.
+        place.write(wanted, None)  # the spare changing: a kill leaves it to be made afresh
+        if _updated(old, old_units, units, work, place.folder, None):
+            place.write(wanted, wanted)
+            return
     if os.path.lexists(old):
         discard(old, work)
     made = _fresh(units, place)
     _finish_tree(made, units)
     made.rename(place.spare)
     place.write(wanted, wanted)
+
+
+def _far_behind(old_units: dict[str, str], units: Sequence[UnitOutput]) -> bool:
+    """Whether a tree holding the files of ``old_units`` must link again more than half of
+    the files of ``units`` to hold theirs. Counted in bytes of their names, from each unit's
+    file list's size and the records of its patches (the lists themselves, over a million
+    lines at 310,000 records, are not read)."""
+    again = total = 0
+    for unit in units:
+        try:
+            size = (unit.folder / f"files-{unit.key}.txt").stat().st_size + 1
+        except OSError:
+            return False  # no list: the next merge makes the spare afresh anyway
+        total += size
+        old = old_units.get(unit.name)
+        if old != unit.key:
+            recorded = None if old is None else unit.changes(old)
+            again += size if recorded is None else sum(len(p) + 1 for p in recorded[0])
+    return again * 2 > total
 
 
 _AT_FDCWD = -100
