@@ -7,9 +7,10 @@ brings the spare up to date — putting right whatever was changed in it by hand
 live, then removing the files of units that changed and linking their new files (only the
 files their patches wrote, by the units' records) — then swaps it with the live site by
 renames, so readers never see a half-made site and a failure leaves the previous site as it
-was. When the spare cannot be trusted (first build, missing file lists, an interrupted
-merge, a live site that is not the one the last merge put there), both trees are made afresh
-by linking every file.
+was. A build that made most of the site again brings the spare up to date after the swap,
+so that the next merge links only what it changes. When the spare cannot be trusted (first
+build, missing file lists, an interrupted merge, a live site that is not the one the last
+merge put there), both trees are made afresh by linking every file.
 
 The swap is one step where the system allows it (Linux's ``renameat2(RENAME_EXCHANGE)``), so
 a kill leaves either site, never none; elsewhere it is two renames and the next build puts the
@@ -214,7 +215,8 @@ def _swap(staging: Path, place: Place, work: Path) -> None:
 def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], place: Place,
                 work: Path) -> None:
     """After the swap ``old`` holds the previous site: it becomes the spare when its units are
-    known (it was the spare being updated), else a spare is made afresh."""
+    known (it was the spare being updated), brought up to date at once when it is far behind
+    (:func:`_far_behind`); else a spare is made afresh."""
     wanted = {u.name: u.key for u in units}
     if isinstance(old_units, dict) and old == place.spare and is_ours(old):
         if not _far_behind(old_units, units):
