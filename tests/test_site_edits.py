@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from errdocs.build import ShardedReport, build_sharded
 from errdocs.cli import main
 from errdocs.project import load_settings
+from errdocs.site import edits
 from errdocs.site.edits import written_since
 from errdocs.site.state import Place
 
@@ -142,17 +143,29 @@ def test_the_seal_is_kept_while_the_live_folder_is_the_same_one(tmp_path: Path) 
     assert "sealed" not in place.read()
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_the_build_says_which_files_of_the_site_it_put_back(
-        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    # With workers one of them looks, idle until the units: on a thread of the build the
+    # look held the interpreter lock the scan needs (the scan took ~55% longer).
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
     data = synth.write(12, tmp_path / "data.jsonl", seed=11)
-    args = ["build", str(data), "-f", str(project / "mkdocs.yml"), "-j", "1"]
+    args = ["build", str(data), "-f", str(project / "mkdocs.yml"), "-j", jobs]
     for _ in range(2):
         assert CliRunner().invoke(main, args).exit_code == 0
     time.sleep(0.02)
     page = _record_page(project)
     _write_into(page)
+    on_threads: list[str] = []
+    look = edits.Looking._look
+
+    def spying(self: edits.Looking) -> None:
+        on_threads.append(threading.current_thread().name)
+        look(self)
+
+    monkeypatch.setattr(edits.Looking, "_look", spying)
     result = CliRunner().invoke(main, args)
+    assert on_threads == ([] if jobs == "2" else ["errdocs-site-edits"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[-1] == f"Site built in {project / 'site'}"

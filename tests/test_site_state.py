@@ -504,7 +504,8 @@ def test_a_build_that_made_every_page_again_brings_the_spare_tree_up_to_date(
     # errdocs, an edited mkdocs.yml) the next refresh linked the whole site into it again:
     # 26 s of a 37 s refresh at 20,000 records. That build brings the spare up to date
     # itself now, so the refresh links only what it changed before its swap (here 95 files
-    # of 278, against 167 before). (No margin for recent folder times: the repair would list them all.)
+    # of 278, against 167 before). (No margin for recent folder times: the repair would
+    # list them all.)
     monkeypatch.setattr(merge, "RACY_NS", 0)
     data, changed = _two_versions(tmp_path)
     site = project / "site"

@@ -263,7 +263,8 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         # Files of the site written into since it was made are looked for meanwhile: they
         # are errdocs' own copies too, so the units holding them are built again before
         # any unit is (or the settled row is taken), and the merge lists their folders.
-        with edits.looking(work, settings.site_dir if selection is None else None) as look:
+        with edits.looking(work, settings.site_dir if selection is None else None,
+                           workers.call) as look:
             options = f"{full_text} {keep_versions} {strict}"
             sources = _sources(settings, paths, options) if whole else None
             done = None if reset_history else _take_settled(settings, sources, strict,

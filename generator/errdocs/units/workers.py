@@ -22,9 +22,12 @@ import signal
 from collections.abc import Callable, Sequence
 from multiprocessing.pool import Pool
 from types import TracebackType
+from typing import TypeVar
 
 from errdocs.units.build import Context, UnitResult, build_unit, for_unit
 from errdocs.units.plan import Unit, UnitKind
+
+T = TypeVar("T")
 
 
 def default_jobs() -> int:
@@ -49,6 +52,14 @@ class Workers:
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()
+
+    def call(self, function: Callable[..., T], *args: object) -> Callable[[], T] | None:
+        """Start ``function(*args)`` in a worker, beside this process (which keeps its
+        interpreter lock): what waits for its result (raising what it raised); None without
+        workers (``jobs=1``). The pool's workers take units only after it ended."""
+        if self._pool is None:
+            return None
+        return self._pool.apply_async(function, args).get
 
     def run(self, ctx: Context, units: Sequence[Unit],
             done: Callable[[UnitResult], None]) -> None:
