@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +21,7 @@ from errdocs.project import load_settings
 from errdocs.site import edits
 from errdocs.site.edits import written_since
 from errdocs.site.state import Place
+from errdocs.units.workers import Workers
 
 from .conftest import ROOT
 from .helpers import cold_site, site_tree
@@ -164,8 +166,20 @@ def test_the_build_says_which_files_of_the_site_it_put_back(
         look(self)
 
     monkeypatch.setattr(edits.Looking, "_look", spying)
+    in_workers: list[str] = []
+    call = Workers.call
+
+    def calling(self: Workers, function: Callable[..., Any], *args: object) -> object:
+        waiting = call(self, function, *args)
+        if waiting is not None:
+            in_workers.append(function.__name__)
+        return waiting
+
+    monkeypatch.setattr(Workers, "call", calling)
     result = CliRunner().invoke(main, args)
     assert on_threads == ([] if jobs == "2" else ["errdocs-site-edits"])
+    # So does the walk of the docs folder (the other worker).
+    assert in_workers == (["site_edits", "_walk_docs"] if jobs == "2" else [])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[-1] == f"Site built in {project / 'site'}"

@@ -265,10 +265,11 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         # any unit is (or the settled row is taken), and the merge lists their folders.
         with edits.looking(work, settings.site_dir if selection is None else None,
                            workers.call) as look:
+            walk = _Walk(settings, workers.call)  # so is the docs folder, in the other worker
             options = f"{full_text} {keep_versions} {strict}"
             sources = _sources(settings, paths, options) if whole else None
             done = None if reset_history else _take_settled(settings, sources, strict,
-                                                             show_progress, look)
+                                                             show_progress, look, walk)
             if done is not None:
                 return done
             return _build_all(settings, paths, jobs=jobs, strict=strict,
@@ -276,22 +277,23 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
                               show_progress=show_progress, full_text=full_text,
                               keep_versions=keep_versions, reset_history=reset_history,
                               choose=choose, watch=watch, workers=workers, look=look,
-                              settle=None if sources is None else (options, sources))
+                              walk=walk, settle=None if sources is None else (options, sources))
 
 
 def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool,
                selection: Slice | None, merge_only: bool, show_progress: bool,
                full_text: bool, keep_versions: int, reset_history: bool,
                choose: Chooser | None, watch: UnitWatch | None, workers: Workers,
-               look: edits.Looking, settle: tuple[str, str] | None) -> ShardedReport:
+               look: edits.Looking, walk: _Walk,
+               settle: tuple[str, str] | None) -> ShardedReport:
     """:func:`build_sharded` when the settled row was not taken; ``look``: the live site's
-    files written into by hand; ``settle``: the options and the sources key as the build
+    files written into by hand; ``walk``: the docs folder's; ``settle``: the options and the sources key as the build
     started, to write the row with once the site is in place (None: this build may not
     write one)."""
     work = settings.work_dir
     with History(site_folder(work, settings.site_dir), keep_versions,
                  reset=reset_history) as past, objects_spared():
-        prepared = _prepare(settings, paths, strict, full_text, past, choose)
+        prepared = _prepare(settings, paths, strict, full_text, past, walk, choose)
         units = prepared.units
         # Slices leave the units made from the history to the merge (from_history).
         chosen = [u for i, u in enumerate(units) if selection is None
@@ -372,7 +374,7 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
     with naming(settings.project_dir), project_lock(work), History(
             site_folder(work, settings.site_dir), keep_versions) as past:
         _clean_leftovers(work)
-        prepared = _prepare(settings, paths, strict, False, past)
+        prepared = _prepare(settings, paths, strict, False, past, _Walk(settings))
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent,
                                prepared.edited)
@@ -479,7 +481,8 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
 
 
 def _take_settled(settings: Settings, sources: str | None, strict: bool,
-                  show_progress: bool, look: edits.Looking) -> ShardedReport | None:
+                  show_progress: bool, look: edits.Looking, walk: _Walk
+                  ) -> ShardedReport | None:
     """When nothing changed since the build that wrote the settled row: merge its units
     (which puts back a page of the site deleted, added or replaced by hand, or written into:
     ``look``) and say what it said. None: build."""
@@ -487,7 +490,7 @@ def _take_settled(settings: Settings, sources: str | None, strict: bool,
     row = settled.read(work) if sources is not None else None
     if (row is None or row.sources != sources or (strict and row.outcome.problems)
             or not settled.outputs_unchanged(settings.docs_dir, row.outputs)
-            or _generated_edited(settings)):
+            or walk.edited()):
         return None
     look.put_right()  # a unit holding a file written into is no longer current
     rows = read_rows(work)
@@ -500,13 +503,6 @@ def _take_settled(settings: Settings, sources: str | None, strict: bool,
     return ShardedReport(done.records, done.problems, done.units, 0, done.units, 0, 0, 0, True,
                          done.searchable, done.generated, tuple(done.lookup_problems),
                          done.unconverted, look.notes())
-
-
-def _generated_edited(settings: Settings) -> bool:
-    """True when a file of the generated tree was written into since the build that left it
-    (or that cannot be told): the folders' stats the settled row watches do not show it."""
-    sealed = edits.generated_sealed(settings.work_dir)
-    return sealed is None or bool(edits.written_since(str(settings.out_dir), sealed))
 
 
 def _settle(settings: Settings, paths: list[Path], settle: tuple[str, str],
@@ -531,7 +527,8 @@ def _settle(settings: Settings, paths: list[Path], settle: tuple[str, str],
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
-             full_text: bool, past: History, choose: Chooser | None = None) -> _Prepared:
+             full_text: bool, past: History, walk: _Walk,
+             choose: Chooser | None = None) -> _Prepared:
     """Scan, catalogue, update the history, write the root's generated pages and the data
     and static files, and plan the units."""
     work = settings.work_dir
@@ -544,7 +541,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Whatever comes next may change the units, the generated tree or the site: the settled
     # row no longer names them (the scan before only wrote facts about the inputs).
     settled.forget(work)
-    docs = _walk_docs(settings, edits.generated_sealed(work))  # before any is written
+    docs = walk.docs()  # before any is written
     # A data file written into is the very file a data unit (and the site) links: that
     # unit is built again from nothing once the file is written anew (below).
     edits.forget_holding(work, docs.linked)
@@ -790,6 +787,34 @@ class _Docs:
     whole plan ended (:mod:`errdocs.site.edits`): written again."""
     linked: list[edits.Edited]
     """Of those, the data files (not pages), by their path in the site: units link them."""
+
+
+class _Walk:
+    """The docs folder walked (:func:`_walk_docs`) from the build's start, in another process
+    when there is an idle worker (``elsewhere``, :meth:`errdocs.units.workers.Workers.call`):
+    at 310,000 records ~360,000 files, a walk the build would otherwise wait for after the
+    scan. Nothing writes into the folder before :func:`_prepare` takes it."""
+
+    def __init__(self, settings: Settings, elsewhere: edits.Elsewhere | None = None) -> None:
+        self._settings = settings
+        self.sealed = edits.generated_sealed(settings.work_dir)
+        """When the last build of the whole plan sealed the generated tree (None: unknown)."""
+        self._waiting = None if elsewhere is None else elsewhere(_walk_docs, settings,
+                                                                 self.sealed)
+        self._docs: _Docs | None = None
+
+    def docs(self) -> _Docs:
+        """The walk's files (waited for once)."""
+        if self._docs is None:
+            self._docs = (self._waiting() if self._waiting is not None
+                          else _walk_docs(self._settings, self.sealed))
+        return self._docs
+
+    def edited(self) -> bool:
+        """True when a file of the generated tree was written into since the build that left
+        it (or that cannot be told): the folders' stats the settled row watches do not show
+        it."""
+        return self.sealed is None or bool(self.docs().edited)
 
 
 def _walk_docs(settings: Settings, sealed: int | None) -> _Docs:
