@@ -287,9 +287,9 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
                look: edits.Looking, walk: _Walk,
                settle: tuple[str, str] | None) -> ShardedReport:
     """:func:`build_sharded` when the settled row was not taken; ``look``: the live site's
-    files written into by hand; ``walk``: the docs folder's; ``settle``: the options and the sources key as the build
-    started, to write the row with once the site is in place (None: this build may not
-    write one)."""
+    files written into by hand; ``walk``: the docs folder's; ``settle``: the options and the
+    sources key as the build started, to write the row with once the site is in place (None:
+    this build may not write one)."""
     work = settings.work_dir
     with History(site_folder(work, settings.site_dir), keep_versions,
                  reset=reset_history) as past, objects_spared():

@@ -7,7 +7,7 @@ brings the spare up to date — putting right whatever was changed in it by hand
 live, then removing the files of units that changed and linking their new files (only the
 files their patches wrote, by the units' records) — then swaps it with the live site by
 renames, so readers never see a half-made site and a failure leaves the previous site as it
-was. A build that made most of the site again brings the spare up to date after the swap,
+was. A build that made much of the site again brings the spare up to date after the swap,
 so that the next merge links only what it changes. When the spare cannot be trusted (first
 build, missing file lists, an interrupted merge, a live site that is not the one the last
 merge put there), both trees are made afresh by linking every file.
@@ -222,9 +222,9 @@ def _keep_spare(old: Path, old_units: object, units: Sequence[UnitOutput], place
         if not _far_behind(old_units, units):
             place.write(wanted, old_units)
             return
-        # Most of the site changed (a new errdocs or mkdocs.yml: every page made again):
-        # the spare is brought up to date now, by the build that changed it all, rather
-        # than by the next merge, a refresh that would link the whole site again.
+        # Much of the site changed (a new errdocs or mkdocs.yml: every page made again):
+        # the spare is brought up to date now, by the build that changed it, rather than
+        # by the next merge, a refresh that would link all that again.
         place.write(wanted, None)  # the spare changing: a kill leaves it to be made afresh
         if _updated(old, old_units, units, work, place.folder, None):
             place.write(wanted, wanted)
