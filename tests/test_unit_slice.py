@@ -77,6 +77,11 @@ def test_a_refresh_sends_the_related_lists_of_the_changed_pages_only(
         assert set(ctx.catalog.relations.fixed) == mine
         assert set(ctx.lights) == mine
         assert set(ctx.built) <= {unit.name}  # its own row only
+        # Of the other members, no entry: their pages are the unit's page keys.
+        shown = {i for lists in ctx.catalog.relations.fixed.values()
+                 for i in (*lists.same_message, *lists.same_file, *lists.same_category)}
+        assert set(ctx.catalog.entries) == mine | shown
+        assert not set(unit.members) - mine <= shown
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
 
 
@@ -98,8 +103,8 @@ def _a_unit_sent(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch)
 def test_a_page_gone_from_the_generated_tree_is_sent_and_rendered(
         tmp_path: Path, project: Path, small_units: None,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    data, settings, sent, ctx, _unit, other = _a_unit_sent(tmp_path, project, monkeypatch)
-    page = settings.out_dir / ctx.catalog.entries[other].path
+    data, settings, sent, ctx, unit, other = _a_unit_sent(tmp_path, project, monkeypatch)
+    page = settings.out_dir / dict(unitbuild.member_pages(unit))[other]
     page.unlink()
     # and a record of another unit changed again, so that two units go to the workers
     elsewhere = next(u for _c, u in sent if u.kind is UnitKind.RECORDS and other not in u.members)
@@ -119,7 +124,7 @@ def test_a_worker_refuses_a_page_its_slice_was_not_made_for(
     _data, settings, _sent_slices, ctx, unit, other = _a_unit_sent(tmp_path, project, monkeypatch)
     # Its Markdown goes missing after the slice was made: without its related lists the
     # page would be rendered without them, silently; the unit fails instead.
-    (settings.out_dir / ctx.catalog.entries[other].path).unlink()
+    (settings.out_dir / dict(unitbuild.member_pages(unit))[other]).unlink()
     with pytest.raises(UnitFailed, match=f"record {other} changed while"):
         unitbuild.build_unit(ctx, unit)
 

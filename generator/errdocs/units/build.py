@@ -18,7 +18,7 @@ import os
 import posixpath
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import quote as urlquote
@@ -368,15 +368,17 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
     catalog = ctx.catalog
     detailed: set[str] | None = None
     if unit.kind is UnitKind.RECORDS:
-        # A refresh renders a few pages of a unit: only their records' light copies, related
-        # lists (with the entries they show, ~2.5 KB a record) and groups are sent; of the
-        # other members, their entry (its page's path).
+        # A refresh renders a few pages of a unit: only their records' light copies, entries,
+        # related lists (with the entries they show, ~2.5 KB a record) and groups are sent.
+        # The other members' pages are in the unit's page keys: their entries, pickled one
+        # by one, took 90% of a slice's pickling (0.54 s against 0.05 s for 16 units at
+        # 20,000 records), in the process feeding the workers.
         render, detailed = may_render(ctx, unit), set()
-        for record_id in unit.members:
-            entries[record_id] = catalog.entries[record_id]
-            if entries[record_id].path not in render:
+        for record_id, page in member_pages(unit):
+            if page not in render:
                 continue
             detailed.add(record_id)
+            entries[record_id] = catalog.entries[record_id]
             lights[record_id] = light = ctx.lights[record_id]
             family = catalog.family_of(light.record)
             for group in (*record_groups(light.record, catalog), *([family] if family else [])):
@@ -399,6 +401,13 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                    detailed=None if detailed is None else frozenset(detailed),
                    built={unit.name: ctx.built[unit.name]} if unit.name in ctx.built
                    else {}, absent=frozenset()), unit
+
+
+def member_pages(unit: Unit) -> Iterator[tuple[str, str]]:
+    """Each record of a records unit with its page's generated-tree path: the unit's page
+    keys are its members' pages, in their order (a worker's slice holds the entries of the
+    records it renders only)."""
+    return zip(unit.members, (page for page, _key in unit.page_keys), strict=True)
 
 
 def may_render(ctx: Context, unit: Unit) -> set[str]:
@@ -435,12 +444,12 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
     in ``todo``, their ``/id/`` page and JSON go into ``companions`` (site path to text)."""
     catalog = ctx.catalog
     if unit.kind is UnitKind.RECORDS:
-        chosen = [i for i in unit.members if catalog.entries[i].path in wanted]
-        for record_id in chosen:
+        pages = {i: page for i, page in member_pages(unit) if page in wanted}
+        for record_id in pages:
             _check_detailed(ctx, unit, record_id)
-        lights = [ctx.lights[i] for i in chosen]
+        lights = [ctx.lights[i] for i in pages]
         for record in read_records(ctx.sources, lights):
-            page = catalog.entries[record.id].path
+            page = pages[record.id]
             if page in todo:
                 companions.update(_companions(record, page, ctx.addresses))
             yield render_record(record, catalog)
@@ -470,7 +479,7 @@ def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, st
 
 def _companion_files(ctx: Context, unit: Unit, reused: set[str]) -> list[str]:
     """The site paths of the companions of the records whose page was reused."""
-    return [path for i in unit.members if ctx.catalog.entries[i].path in reused
+    return [path for i, page in member_pages(unit) if page in reused
             for path in (id_file(i), api_record_file(i))]
 
 
@@ -500,8 +509,8 @@ def _links(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
     catalog = ctx.catalog
     targets: set[str] = set()
     if unit.kind is UnitKind.RECORDS:
-        for record_id in unit.members:
-            if catalog.entries[record_id].path in todo:
+        for record_id, page in member_pages(unit):
+            if page in todo:
                 _check_detailed(ctx, unit, record_id)
                 record = ctx.lights[record_id].record
                 targets.update(g.path for g in record_groups(record, catalog))
