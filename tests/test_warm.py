@@ -201,3 +201,52 @@ def test_a_refresh_patches_unit_outputs_and_the_site_file_by_file(
                       if name not in ("sitemap.xml", "sitemap.xml.gz"))
         assert sorted(x for x in listed if x) == held, unit.name
     assert site_tree(site) == cold_site(project, data, tmp_path / "cold")
+
+
+def _highlighted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The code Pygments highlights for pymdownx.highlight in this process (``jobs=1``)."""
+    import pymdownx.highlight
+
+    done: list[str] = []
+    real = pymdownx.highlight.highlight
+
+    def counted(code: str, *args: object) -> str:
+        done.append(code)
+        return real(code, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(pymdownx.highlight, "highlight", counted)
+    return done
+
+
+def test_a_page_converted_again_takes_its_unchanged_code_blocks_from_the_store(
+        tmp_path: Path, project: Path, counts: _Counts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record whose prose changed is converted again without highlighting its code again;
+    a changed excerpt is highlighted (that block only), and each site is a cold build's."""
+    data = synth.write(12, tmp_path / "data.jsonl", seed=15)
+    settings = load_settings(project / "mkdocs.yml")
+    highlighted = _highlighted(monkeypatch)
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert len(highlighted) > 12  # an excerpt and handling code a record page at least
+    lines = data.read_text("utf-8").splitlines(keepends=True)
+    record = json.loads(lines[4])
+    record["record"]["documentation"] = "Now with other prose. " + record["record"]["documentation"]
+    lines[4] = json.dumps(record) + "\n"
+    data.write_text("".join(lines), "utf-8")
+    highlighted.clear()
+    counts.converted = counts.rendered = 0
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert counts.rendered == 1 and counts.converted >= 1  # the page was converted again ...
+    assert highlighted == []  # ... without highlighting its code again
+    site = site_tree(project / "site")
+    assert site == cold_site(project, data, tmp_path / "cold")
+    source = record["record"]["sourceCode"].split("\n")
+    source[0] = "changed_excerpt_line = 1"
+    record["record"]["sourceCode"] = "\n".join(source)
+    lines[4] = json.dumps(record) + "\n"
+    data.write_text("".join(lines), "utf-8")
+    highlighted.clear()  # (the cold build highlighted every block)
+    build_sharded(settings, [data], jobs=1, show_progress=False)
+    assert highlighted == [record["record"]["sourceCode"]]
+    site = site_tree(project / "site")
+    assert any(b"changed_excerpt_line" in text for text in site.values())
+    assert site == cold_site(project, data, tmp_path / "cold2")

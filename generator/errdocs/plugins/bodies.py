@@ -14,10 +14,19 @@ are the same. Those inputs are, all of them in the key:
 A page whose conversion logged a warning is not kept (a ``--strict`` build must see it again).
 Each unit keeps its bodies in a small SQLite file (``bodies.sqlite`` in its folder), one row a
 page: a refresh writes the rows of the pages it converted, not the unit's whole store.
+
+A page whose Markdown changed is converted again, but most of its code blocks have not: a record
+whose prose changed shows the same source excerpt and handling code. Highlighting them is ~37%
+of a record page's conversion (pymdownx.highlight and Pygments). So the store also keeps each
+page's highlighted blocks (table ``blocks``), by a hash of everything the highlighter is given
+(the code, its language and options, the highlighter's settings, the tools' versions); a block
+found there is not highlighted again. A page's blocks are replaced whenever it is converted, so
+the store holds those of the pages it holds.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -54,6 +63,14 @@ class Bodies:
     (compressed: HTML shrinks ~6x, and the store holds every page of the site)."""
     hits: int = 0
     """Pages whose body was reused."""
+    page: str | None = None
+    """The page being converted (its source path): the blocks highlighted go to it."""
+    blocks: dict[str, bytes] = field(default_factory=dict)
+    """The highlighted blocks of :attr:`page`, by key, compressed (kept with its body)."""
+    made_blocks: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    """Page source path to its blocks, for the pages in :attr:`made`."""
+    block_hits: int = 0
+    """Code blocks not highlighted again."""
     _db: sqlite3.Connection | None = None
 
     def key(self, page: Page) -> str:
@@ -77,14 +94,33 @@ class Bodies:
             return None
         return body if isinstance(body, dict) else None
 
+    def block(self, key: str) -> str | None:
+        """A code block highlighted before (for any page of the unit) whose key is ``key``."""
+        row = self._connection().execute("SELECT html FROM blocks WHERE key = ? LIMIT 1",
+                                         (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            html = zlib.decompress(row[0]).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError):  # a damaged row is only a miss
+            return None
+        self.blocks[key] = row[0]
+        self.block_hits += 1
+        return html
+
     def save(self) -> None:
-        """Store what was converted (one transaction); close."""
+        """Store what was converted (one transaction): each page's body and its blocks, in
+        place of those it had; close."""
         if self.made:
             db = self._connection()
             with db:
                 db.executemany("INSERT OR REPLACE INTO bodies (page, key, body) VALUES (?, ?, ?)",
                                [(p, k, b) for p, (k, b) in self.made.items()])
-        self.made = {}
+                db.executemany("DELETE FROM blocks WHERE page = ?", [(p,) for p in self.made])
+                db.executemany("INSERT OR REPLACE INTO blocks (page, key, html) VALUES (?, ?, ?)",
+                               [(p, k, h) for p, found in self.made_blocks.items()
+                                if p in self.made for k, h in found.items()])
+        self.made, self.made_blocks = {}, {}
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -95,6 +131,9 @@ class Bodies:
             db = sqlite3.connect(self.path)
             db.execute("CREATE TABLE IF NOT EXISTS bodies "
                        "(page TEXT PRIMARY KEY, key TEXT NOT NULL, body BLOB NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS blocks (page TEXT NOT NULL, key TEXT NOT "
+                       "NULL, html BLOB NOT NULL, PRIMARY KEY (page, key)) WITHOUT ROWID")
+            db.execute("CREATE INDEX IF NOT EXISTS blocks_by_key ON blocks (key)")
             self._db = db
         return self._db
 
@@ -146,11 +185,16 @@ def _render(original: Callable[[Page, MkDocsConfig, Files], None]) -> Callable[.
             _restore(page, body, files)
             bodies.hits += 1
             return
-        with _Warnings() as warned:
-            original(page, config, files)
+        bodies.page, bodies.blocks = page.file.src_uri, {}
+        try:
+            with _Warnings() as warned:
+                original(page, config, files)
+        finally:
+            bodies.page = None
         if not warned.count:
             bodies.made[page.file.src_uri] = (
                 key, zlib.compress(json.dumps(_body(page)).encode("utf-8"), 1))
+            bodies.made_blocks[page.file.src_uri] = bodies.blocks
 
     return render
 
@@ -205,11 +249,52 @@ class _Warnings(logging.Handler):
 _LOGGERS = ("mkdocs", "properdocs")
 
 
+def _highlight(original: Callable[..., Any]) -> Callable[..., Any]:
+    """pymdownx.highlight's ``Highlight.highlight``, taking a code block from the store when
+    it was highlighted before from the same input (see the module's docstring)."""
+    def highlight(self: Any, src: str, language: str, *args: Any, **kwargs: Any) -> Any:
+        bodies = _ACTIVE
+        if bodies is None or bodies.page is None or not _repeatable(self, args, kwargs):
+            return original(self, src, language, *args, **kwargs)
+        key = _hash(_tools(), _stable({k: v for k, v in vars(self).items() if k != "md"}),
+                    src, _stable(language), _stable(args), _stable(kwargs))
+        html = bodies.block(key)
+        if html is None:
+            html = original(self, src, language, *args, **kwargs)
+            if not isinstance(html, str):  # not a block (inline code is an element)
+                return html
+            bodies.blocks[key] = zlib.compress(html.encode("utf-8"), 1)
+        return html
+
+    return highlight
+
+
+def _repeatable(highlighter: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether the block's HTML is all it makes: not inline code (an element), and no title
+    written as HTML (the highlighter puts it in the page's stash, and the block refers to it
+    by its place there)."""
+    inline = kwargs.get("inline", args[5] if len(args) > 5 else False)
+    titles = getattr(highlighter, "auto_title_map", None) or {}
+    return (not inline and getattr(highlighter, "title_mode", None) == "text"
+            and not any(isinstance(t, Mapping) for t in titles.values()))
+
+
+@functools.cache
+def _tools() -> str:
+    """The format of the store and the versions of the tools that convert."""
+    return _hash(str(FORMAT), *(f"{t}=={_version(t)}" for t in TOOLS))
+
+
 def _patch() -> None:
     if getattr(Page, "_errdocs_bodies", False):
         return
     Page.render = _render(Page.render)  # type: ignore[method-assign]
     Page._errdocs_bodies = True  # type: ignore[attr-defined]
+    try:
+        from pymdownx.highlight import Highlight
+    except ImportError:  # not installed: nothing highlights with it
+        return
+    Highlight.highlight = _highlight(Highlight.highlight)
 
 
 def _stable(value: object) -> str:
