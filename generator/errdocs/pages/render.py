@@ -51,6 +51,17 @@ def _finalize(value: object) -> object:
     return value
 
 
+def warm() -> None:
+    """Make what the first page a process renders makes, and every later page reuses: the
+    templates compiled, and Pygments' ~930 file name patterns (compiled by the first call of
+    :func:`language_for`). A build's workers do it as they start, while the build reads the
+    records (else ~0.45 s of a worker's first unit, in a refresh at 20,000 records)."""
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+    language_for("warm.py")
+
+
 @cache
 def environment() -> Environment:
     """The Jinja environment for Markdown templates (one per process)."""

@@ -57,7 +57,10 @@ def write_state(path: Path, stamps: dict[str, Stamp]) -> None:
     """Write the state atomically: a build that dies half-way leaves the old one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     pages = {key: {"digest": s.digest, "date": s.date} for key, s in sorted(stamps.items())}
-    body = json.dumps({"version": STATE_VERSION, "pages": pages}, indent=1, sort_keys=True)
+    # Without indentation: json's C encoder then writes it (each unit of a refresh writes
+    # its state, ~1,200 pages: 10 ms with indent=1, in Python).
+    body = json.dumps({"version": STATE_VERSION, "pages": pages}, separators=(",", ":"),
+                      sort_keys=True)
     atomic_write(path, (body + "\n").encode("utf-8"))
 
 

@@ -15,6 +15,7 @@ of the next build.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -24,6 +25,7 @@ from multiprocessing.pool import Pool
 from types import TracebackType
 from typing import TypeVar
 
+from errdocs.pages.render import warm
 from errdocs.units.build import Context, UnitResult, build_unit, for_unit
 from errdocs.units.plan import Unit, UnitKind
 
@@ -41,7 +43,7 @@ class Workers:
 
     def __init__(self, jobs: int) -> None:
         self._pool: Pool | None = (
-            multiprocessing.get_context("fork").Pool(jobs, _die_with, (os.getpid(),))
+            multiprocessing.get_context("fork").Pool(jobs, _start, (os.getpid(),))
             if jobs > 1 else None)
 
     def __enter__(self) -> Workers:
@@ -80,6 +82,16 @@ class Workers:
 
 def _work(task: tuple[Context, Unit]) -> UnitResult:
     return build_unit(*task)
+
+
+def _start(parent: int) -> None:
+    """In a worker, as it starts: die with ``parent``; make what its first unit would make
+    before rendering a page (:func:`warm`), while the build reads the records."""
+    _die_with(parent)
+    # Whatever fails here fails again in the unit that needs it, which says so: a pool whose
+    # initializer raises starts new workers forever.
+    with contextlib.suppress(Exception):
+        warm()
 
 
 _PR_SET_PDEATHSIG = 1
