@@ -69,8 +69,6 @@ class Bodies:
     """The highlighted blocks of :attr:`page`, by key, compressed (kept with its body)."""
     made_blocks: dict[str, dict[str, bytes]] = field(default_factory=dict)
     """Page source path to its blocks, for the pages in :attr:`made`."""
-    block_hits: int = 0
-    """Code blocks not highlighted again."""
     _db: sqlite3.Connection | None = None
 
     def key(self, page: Page) -> str:
@@ -105,7 +103,6 @@ class Bodies:
         except (zlib.error, UnicodeDecodeError):  # a damaged row is only a miss
             return None
         self.blocks[key] = row[0]
-        self.block_hits += 1
         return html
 
     def save(self) -> None:
