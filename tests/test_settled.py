@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,7 @@ from click.testing import CliRunner
 
 import errdocs.build as build_module
 from errdocs.build import build_sharded
+from errdocs.catalog.store import FILE
 from errdocs.cli import main
 from errdocs.project import load_settings
 from errdocs.units import settled
@@ -161,9 +164,129 @@ def test_a_failed_build_leaves_no_row_and_the_next_one_is_full(
     assert len(prepared) == 4
 
 
-def test_a_build_that_just_wrote_its_outputs_writes_no_row(project: Path) -> None:
-    # With the real 2 s: the generated tree was written a moment ago, so a later write could
-    # leave the same stat; only a build that finds it older settles.
-    settings = load_settings(project / "mkdocs.yml")
-    build_sharded(settings, [SAMPLE], jobs=1, show_progress=False)
-    assert settled.read(settings.work_dir) is None
+def _before_settling(monkeypatch: pytest.MonkeyPatch, step: Callable[[], None]) -> None:
+    """Run ``step`` as the build is about to write its row."""
+    real = build_module._settle
+
+    def late(*args: object, **kwargs: object) -> None:
+        step()
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module, "_settle", late)
+
+
+WINDOW = 0.3
+"""The racy window these tests use instead of 2 s (seconds)."""
+
+
+def test_a_build_started_right_after_its_input_was_written_settles_when_its_bytes_held(
+        tmp_path: Path, project: Path, prepared: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fetch-then-build job: the input's stat is racy as the build starts. Once it is not,
+    # its bytes are the ones the scan read, so the build writes the row the next one takes.
+    monkeypatch.setattr(settled, "RACY_NS", int(WINDOW * 1e9))
+    data = tmp_path / "data.jsonl"
+    shutil.copy(SAMPLE, data)
+    time.sleep(WINDOW + 0.05)
+    _build(project, data)  # cold: writes no row (the nav's titles)
+    _edit_record(project, data)
+    _before_settling(monkeypatch, lambda: time.sleep(WINDOW + 0.05))
+    _build(project, data)
+    assert settled.read(load_settings(project / "mkdocs.yml").work_dir) is not None
+    _build(project, data)
+    assert len(prepared) == 2
+
+
+def test_a_build_whose_input_changed_after_the_scan_read_it_writes_no_row(
+        tmp_path: Path, project: Path, prepared: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rewritten in the tick the scan looked in, the input keeps its stat: the catalogue's
+    # hash of the bytes the scan read is what tells.
+    monkeypatch.setattr(settled, "RACY_NS", int(WINDOW * 1e9))
+    data = tmp_path / "data.jsonl"
+    shutil.copy(SAMPLE, data)
+    time.sleep(WINDOW + 0.05)
+    _build(project, data)
+    _edit_record(project, data)
+    work = load_settings(project / "mkdocs.yml").work_dir
+
+    def read_other_bytes() -> None:
+        time.sleep(WINDOW + 0.05)
+        with sqlite3.connect(work / FILE) as db:
+            assert db.execute("UPDATE inputs SET blocks = ?", (bytes(16),)).rowcount == 1
+        db.close()
+
+    _before_settling(monkeypatch, read_other_bytes)
+    _build(project, data)
+    assert settled.read(work) is None
+
+
+def test_a_build_that_just_wrote_its_outputs_settles_on_what_they_hold(
+        tmp_path: Path, project: Path, prepared: list[int],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every output's stat racy as the row is written (they were written within the window):
+    # the row keeps their fingerprints, which the next build finds unchanged.
+    real = settled.output_stats
+
+    def just_written(*args: object) -> list[settled.Output]:
+        with monkeypatch.context() as racy:
+            racy.setattr(settled, "RACY_NS", 1 << 62)
+            return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(settled, "output_stats", just_written)
+    data = tmp_path / "data.jsonl"
+    shutil.copy(SAMPLE, data)
+    _settled(project, data)
+    row = settled.read(load_settings(project / "mkdocs.yml").work_dir)
+    assert row is not None and row.outputs and all(marks for _, _, marks in row.outputs)
+    _build(project, data)
+    assert len(prepared) == 2
+    _delete_generated(project, data)
+    _build(project, data)
+    assert len(prepared) == 3
+
+
+def test_an_output_whose_stat_cannot_tell_a_change_is_told_by_what_it_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "errors" / "repo"
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("a", "utf-8")
+    (folder / "b.md").write_text("b", "utf-8")
+    root = tmp_path / "errors" / "index.md"
+    root.write_text("home", "utf-8")
+    with monkeypatch.context() as racy:
+        racy.setattr(settled, "RACY_NS", 1 << 62)  # all just written
+        outputs = settled.output_stats(tmp_path, ["errors/repo", "errors/index.md"])
+    assert all(marks for _, _, marks in outputs)
+
+    def seen_with_the_same_stat() -> bool:
+        # A change within the tick of the write before it leaves the stat as it was kept.
+        now = [(path, [*map(int, _fields(tmp_path / path))], marks)
+               for path, _, marks in outputs]
+        return settled.outputs_unchanged(tmp_path, now)
+
+    assert seen_with_the_same_stat()
+    changes = {
+        "added": lambda: (folder / "c.md").write_text("c", "utf-8"),
+        "removed": lambda: (folder / "a.md").unlink(),
+        "replaced": lambda: _replace(folder / "b.md"),
+        "written into": lambda: root.write_text("HOME", "utf-8"),
+    }
+    for name, change in changes.items():
+        change()
+        assert not seen_with_the_same_stat(), name
+        with monkeypatch.context() as racy:
+            racy.setattr(settled, "RACY_NS", 1 << 62)
+            outputs = settled.output_stats(tmp_path, ["errors/repo", "errors/index.md"])
+        assert seen_with_the_same_stat(), name
+
+
+def _replace(path: Path) -> None:
+    """``path`` replaced by a copy of itself (another inode), as an editor saves."""
+    shutil.copy(path, path.with_suffix(".new"))
+    os.replace(path.with_suffix(".new"), path)
+
+
+def _fields(path: Path) -> tuple[int, ...]:
+    info = os.stat(path)
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)

@@ -42,6 +42,7 @@ from errdocs.catalog.memo import (
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
+from errdocs.catalog.store import still_as_read
 from errdocs.collector import objects_spared, spare_existing
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.pages.changes import (
@@ -285,7 +286,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
                full_text: bool, keep_versions: int, reset_history: bool,
                choose: Chooser | None, watch: UnitWatch | None, workers: Workers,
                look: edits.Looking, walk: _Walk,
-               settle: tuple[str, str] | None) -> ShardedReport:
+               settle: tuple[str, settled.Sources] | None) -> ShardedReport:
     """:func:`build_sharded` when the settled row was not taken; ``look``: the live site's
     files written into by hand; ``walk``: the docs folder's; ``settle``: the options and the
     sources key as the build started, to write the row with once the site is in place (None:
@@ -466,9 +467,9 @@ def _assemble(settings: Settings, prepared: _Prepared, show_progress: bool,
     return searchable_pages(rows, search) if full_text else None, everything
 
 
-def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
-    """The settled row's sources key (:func:`settled.sources_key`); None when a stat cannot
-    be trusted (the build then neither takes nor writes a row)."""
+def _sources(settings: Settings, paths: list[Path], options: str) -> settled.Sources | None:
+    """The settled row's sources key (:func:`settled.sources_key`); None when a hand-written
+    file's stat cannot be trusted (the build then neither takes nor writes a row)."""
     # The settings' paths (the profile and site address are in the global key; a repr of
     # its frozenset would change order between runs).
     places = (settings.config_file, settings.docs_dir, settings.site_dir, settings.subtree)
@@ -480,15 +481,16 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> str | None:
         return None
 
 
-def _take_settled(settings: Settings, sources: str | None, strict: bool,
+def _take_settled(settings: Settings, sources: settled.Sources | None, strict: bool,
                   show_progress: bool, look: edits.Looking, walk: _Walk
                   ) -> ShardedReport | None:
     """When nothing changed since the build that wrote the settled row: merge its units
     (which puts back a page of the site deleted, added or replaced by hand, or written into:
     ``look``) and say what it said. None: build."""
     work = settings.work_dir
-    row = settled.read(work) if sources is not None else None
-    if (row is None or row.sources != sources or (strict and row.outcome.problems)
+    row = settled.read(work) if sources is not None and not sources.racy else None
+    if (row is None or sources is None or row.sources != sources.key
+            or (strict and row.outcome.problems)
             or not settled.outputs_unchanged(settings.docs_dir, row.outputs)
             or walk.edited()):
         return None
@@ -505,25 +507,41 @@ def _take_settled(settings: Settings, sources: str | None, strict: bool,
                          done.unconverted, look.notes())
 
 
-def _settle(settings: Settings, paths: list[Path], settle: tuple[str, str],
+def _settle(settings: Settings, paths: list[Path], settle: tuple[str, settled.Sources],
             prepared: _Prepared, merged: list[Unit], searchable: int | None) -> None:
-    """Write the settled row, when the sources did not change while the build ran and what
-    it wrote can be trusted by its stat. Failing to is not a failure: the next build is then
-    a full one."""
+    """Write the settled row, when the sources did not change while the build ran (an input
+    whose stat was racy as it started: its bytes neither). Failing to is not a failure: the
+    next build is then a full one."""
     options, sources = settle
     sub = settings.subtree
     try:
-        if _sources(settings, paths, options) != sources:
+        if not _unchanged_since(settings, paths, options, sources):
             return
         outputs = settled.output_stats(settings.docs_dir, settled.generated_outputs(
             sub, prepared.generated, prepared.root_files))
         settled.keep(settings.work_dir, settled.Settled(
-            sources, outputs, [(u.name, u.key) for u in merged], settled.Outcome(
+            sources.key, outputs, [(u.name, u.key) for u in merged], settled.Outcome(
                 prepared.records, prepared.problems, list(prepared.lookup_problems),
                 prepared.unconverted, len(prepared.generated), searchable,
                 len(prepared.units))))
     except (settled.Racy, OSError):
         return
+
+
+def _unchanged_since(settings: Settings, paths: list[Path], options: str,
+                     sources: settled.Sources) -> bool:
+    """Whether the sources are as the build found them, by stats that can be trusted now.
+    An input whose stat was racy then (written just before the build) may have been written
+    again in the same tick after the scan read it: its bytes are hashed once its stat can be
+    trusted, and compared with the bytes the scan read; a write while they are hashed
+    changes the stat looked at after."""
+    now = _sources(settings, paths, options)
+    if now is None or now.racy or now.key != sources.key:
+        return False
+    if not sources.racy:
+        return True
+    return (still_as_read(settings.work_dir, sources.racy)
+            and _sources(settings, paths, options) == now)
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,

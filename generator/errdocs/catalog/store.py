@@ -36,7 +36,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -171,6 +171,25 @@ def blocks_of(path: Path) -> bytes:
         while block := handle.read(BLOCK):
             digest.update(block)
     return digest.digest()
+
+
+def still_as_read(work: Path, paths: Iterable[Path]) -> bool:
+    """Whether each of ``paths`` has the stat the last scan kept for it and still holds the
+    bytes it read then (their hash, kept as the scan found the stat racy). False when the
+    catalogue cannot tell: no row, no hash, or no catalogue to read."""
+    try:
+        with closing(sqlite3.connect(f"{(work / FILE).as_uri()}?mode=ro",
+                                                uri=True)) as db:
+            for path in paths:
+                row = db.execute("SELECT size, mtime_ns, ctime_ns, inode, device, blocks "
+                                 "FROM inputs WHERE path = ?", (str(path.resolve()),)
+                                 ).fetchone()
+                if (row is None or row[5] is None or Stat(*row[:5]) != stat_of(path)
+                        or blocks_of(path) != row[5]):
+                    return False
+    except (sqlite3.Error, OSError):
+        return False
+    return True
 
 
 class Catalogue:

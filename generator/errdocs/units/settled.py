@@ -21,10 +21,20 @@ gives.
 
 Stats are trusted as the scan trusts an input's (:class:`~errdocs.catalog.store.Look`, git's
 rule for its index): a file or folder changed within :data:`~errdocs.catalog.store.RACY_NS`
-before it was looked at could change again without its stat changing, so a build that saw one
-writes no row, and so does a build whose sources changed while it ran. Any build that does not
-take the row removes it first, committed before it writes anything, and only a build that
-completed writes one: a row always names a complete site.
+before it was looked at could change again without its stat changing. Each is then told by
+what it holds, as git tells a racily clean entry:
+
+- an output (the build has just written it): the row also keeps its *fingerprint*, a folder's
+  entries (names and inodes: one added, removed or replaced changes it) or a file's bytes,
+  looked at again by the next build;
+- an input (written just before the build started, as a fetch-then-build job does): the row
+  is written only if, once its stat can be trusted, its bytes are still those the scan read
+  (the catalogue's hash of them, :func:`~errdocs.catalog.store.still_as_read`);
+- a hand-written file: no row.
+
+A build whose sources changed while it ran writes no row. Any build that does not take the
+row removes it first, committed before it writes anything, and only a build that completed
+writes one: a row always names a complete site.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat as stats
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -80,7 +91,7 @@ class Settled:
 
     sources: str
     """Hash of what the site was made from that errdocs did not write (:func:`sources_key`)."""
-    outputs: list[tuple[str, list[int]]]
+    outputs: list[Output]
     """Paths under ``docs_dir`` errdocs wrote that a hand edit could change, with their stat
     when the build ended."""
     units: list[tuple[str, str]]
@@ -89,33 +100,67 @@ class Settled:
     """What the build reported."""
 
 
-def sources_key(docs_dir: Path, subtree: str, paths: Iterable[Path], extra: str) -> str:
+Output = tuple[str, list[int], str]
+"""A path errdocs wrote (relative to ``docs_dir``), its stat, and its fingerprint when the
+stat could not be trusted (:func:`fingerprint`; else empty)."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What the site is made from that errdocs did not write, as one build looked at it."""
+
+    key: str
+    """Hash of the inputs' and hand-written files' stats and of the global key and options."""
+    racy: tuple[Path, ...] = ()
+    """Inputs whose stat could not be trusted yet (changed within ``RACY_NS``): a row is
+    neither taken nor written on this key unless their bytes are found unchanged."""
+
+
+def sources_key(docs_dir: Path, subtree: str, paths: Iterable[Path], extra: str) -> Sources:
     """Hash of the inputs' stats, of every hand-written file and folder's stat under
     ``docs_dir`` (all but the generated ``subtree``) and of ``extra`` (the global key and the
-    options). Raises :class:`Racy` when a stat cannot be trusted."""
+    options), with the inputs whose stat is racy. Raises :class:`Racy` when a hand-written
+    file's stat cannot be trusted or a stat cannot be read."""
     at_ns = time.time_ns()
     digest = hashlib.sha256(f"{extra}\0{sys.version}\0".encode())
+    racy: list[Path] = []
     for data in iter_files(paths):
-        digest.update(f"input\0{data}\0{_stat(str(data), at_ns)}\0".encode())
+        info = _stat(str(data))
+        if _racy(info, at_ns):
+            racy.append(data)
+        digest.update(f"input\0{data}\0{_fields(info)}\0".encode())
     for path, stat in _hand_written(str(docs_dir), subtree, at_ns):
         digest.update(f"docs\0{path}\0{stat}\0".encode())
-    return digest.hexdigest()
+    return Sources(digest.hexdigest(), tuple(racy))
 
 
-def _stat(path: str, at_ns: int) -> list[int]:
-    """Size, times, inode and device of ``path``, when they can be trusted."""
+def _stat(path: str) -> os.stat_result:
     try:
-        info = os.stat(path)
+        return os.stat(path)
     except OSError as exc:
         raise Racy(path) from exc
-    if max(info.st_mtime_ns, info.st_ctime_ns) > at_ns - RACY_NS:
-        raise Racy(path)
+
+
+def _racy(info: os.stat_result, at_ns: int) -> bool:
+    """Changed so close to ``at_ns`` that a next write may leave the same stat."""
+    return max(info.st_mtime_ns, info.st_ctime_ns) > at_ns - RACY_NS
+
+
+def _fields(info: os.stat_result) -> list[int]:
     return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
+
+
+def _trusted(path: str, at_ns: int) -> list[int]:
+    """Size, times, inode and device of ``path``, when they can be trusted."""
+    info = _stat(path)
+    if _racy(info, at_ns):
+        raise Racy(path)
+    return _fields(info)
 
 
 def _hand_written(docs: str, subtree: str, at_ns: int) -> list[tuple[str, list[int]]]:
     """Every folder and file under ``docs`` but the generated subtree, with its stat."""
-    found = [("", _stat(docs, at_ns))]
+    found = [("", _trusted(docs, at_ns))]
     stack = [""]
     while stack:
         relative = stack.pop()
@@ -124,17 +169,42 @@ def _hand_written(docs: str, subtree: str, at_ns: int) -> list[tuple[str, list[i
                 path = f"{relative}/{entry.name}" if relative else entry.name
                 if path == subtree:
                     continue
-                found.append((path, _stat(entry.path, at_ns)))
+                found.append((path, _trusted(entry.path, at_ns)))
                 if entry.is_dir(follow_symlinks=True):
                     stack.append(path)
     return found
 
 
-def output_stats(docs_dir: Path, paths: Iterable[str]) -> list[tuple[str, list[int]]]:
-    """The stat of each of ``paths`` (relative to ``docs_dir``), as a build leaves them.
-    Raises :class:`Racy` when one cannot be trusted."""
+def output_stats(docs_dir: Path, paths: Iterable[str]) -> list[Output]:
+    """The stat of each of ``paths`` (relative to ``docs_dir``), as a build leaves them, with
+    the fingerprint of those just written (their stat cannot tell the next write in their
+    tick). Raises :class:`Racy` when one cannot be read."""
     at_ns = time.time_ns()
-    return [(path, _stat(os.path.join(docs_dir, path), at_ns)) for path in sorted(paths)]
+    outputs = []
+    for path in sorted(paths):
+        full = os.path.join(docs_dir, path)
+        info = _stat(full)
+        outputs.append((path, _fields(info), fingerprint(full, info) if _racy(info, at_ns)
+                        else ""))
+    return outputs
+
+
+def fingerprint(path: str, info: os.stat_result) -> str:
+    """What ``path`` holds: a folder's entries (name and inode each: adding, removing or
+    replacing a file changes them), a file's bytes. Raises :class:`Racy` when unreadable."""
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        if stats.S_ISDIR(info.st_mode):
+            with os.scandir(path) as entries:
+                for name, inode in sorted((e.name, e.inode()) for e in entries):
+                    digest.update(f"{name}\0{inode}\0".encode("utf-8", "surrogateescape"))
+        else:
+            with open(path, "rb") as handle:
+                while block := handle.read(1 << 20):
+                    digest.update(block)
+    except OSError as exc:
+        raise Racy(path) from exc
+    return digest.hexdigest()
 
 
 def generated_outputs(subtree: str, generated: Iterable[str], root_files: Iterable[str]
@@ -150,15 +220,16 @@ def generated_outputs(subtree: str, generated: Iterable[str], root_files: Iterab
     return folders | {f"{subtree}/{path}" for path in root_files}
 
 
-def outputs_unchanged(docs_dir: Path, outputs: Sequence[tuple[str, list[int]]]) -> bool:
-    """True when every output still has the stat the build left it with."""
-    for path, stat in outputs:
+def outputs_unchanged(docs_dir: Path, outputs: Sequence[Output]) -> bool:
+    """True when every output still has the stat the build left it with, and those kept
+    with a fingerprint still hold what they held."""
+    for path, stat, marks in outputs:
+        full = os.path.join(docs_dir, path)
         try:
-            info = os.stat(os.path.join(docs_dir, path))
-        except OSError:
-            return False
-        if [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino,
-                info.st_dev] != stat:
+            info = os.stat(full)
+            if _fields(info) != stat or (marks and fingerprint(full, info) != marks):
+                return False
+        except (OSError, Racy):
             return False
     return True
 
@@ -217,7 +288,8 @@ def _decode(text: str) -> Settled:
     data = json.loads(text)
     outcome = data["outcome"]
     return Settled(
-        str(data["sources"]), [(str(p), [int(x) for x in s]) for p, s in data["outputs"]],
+        str(data["sources"]),
+        [(str(p), [int(x) for x in s], str(f)) for p, s, f in data["outputs"]],
         [(str(n), str(k)) for n, k in data["units"]],
         Outcome(int(outcome["records"]), _problems(outcome["problems"]),
                 _problems(outcome["lookup_problems"]), int(outcome["unconverted"]),
