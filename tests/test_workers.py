@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from errdocs.cli import main
 from errdocs.pages import excerpt, render
+from errdocs.units import workers
+from errdocs.units.build import Context, UnitResult
+from errdocs.units.plan import Unit
 from errdocs.units.workers import Workers
+
+from .helpers import site_tree
+from .sites import SAMPLE
 
 
 def _made() -> tuple[int, int, int]:
@@ -25,3 +40,35 @@ def test_a_worker_compiles_the_templates_and_pygments_patterns_as_it_starts() ->
     templates = render.environment().list_templates(extensions=["j2"])
     assert made == 1 and compiled == len(templates) > 5
     assert looked >= 1
+
+
+def _killed(ctx: Context, unit: Unit) -> UnitResult:
+    """A unit's build, in a worker the system kills as it starts (out of memory)."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    raise AssertionError("not reached")
+
+
+def test_a_worker_killed_while_it_builds_fails_the_build_and_leaves_the_site(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ["build", str(SAMPLE), "-f", str(project / "mkdocs.yml"), "-j", "2"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    site = site_tree(project / "site")
+    config = project / "mkdocs.yml"  # every unit to build again
+    config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
+                                                        "site_name: errdocs here", 1), "utf-8")
+    monkeypatch.setattr(workers, "build_unit", _killed)  # the workers fork with it
+    outcome: list[Result] = []
+    # A pool that waits for the lost unit never returns: the test must not hang with it.
+    thread = threading.Thread(target=lambda: outcome.append(CliRunner().invoke(main, args)),
+                              daemon=True)
+    thread.start()
+    thread.join(300)
+    assert outcome, "the build waited for the dead worker"
+    assert outcome[0].exit_code == 1
+    assert outcome[0].output.splitlines()[-1] == (
+        "Error: a worker process ended while building (killed by SIGKILL); if the system ran "
+        "out of memory, build with fewer jobs (-j 1); the previous site was left as it was")
+    assert site_tree(project / "site") == site
+    monkeypatch.undo()
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert "errdocs here" in (project / "site" / "index.html").read_text("utf-8")

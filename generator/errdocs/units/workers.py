@@ -10,21 +10,27 @@ process. One worker (``jobs=1``) runs in-process.
 
 A worker dies with the build: on Linux it asks for SIGKILL when its parent goes
 (``PR_SET_PDEATHSIG``), so a build killed with SIGKILL leaves no worker writing into the files
-of the next build.
+of the next build. And the build fails when a worker dies (the system's out-of-memory killer,
+a ``kill``): :mod:`concurrent.futures` tells a dead worker (``BrokenProcessPool``), where
+:class:`multiprocessing.pool.Pool` started another and waited forever for the lost unit.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Sequence
-from multiprocessing.pool import Pool
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.process import BaseProcess
 from types import TracebackType
 from typing import TypeVar
 
+from errdocs.errors import BuildFailed
 from errdocs.pages.render import warm
 from errdocs.units.build import Context, UnitResult, build_unit, for_unit
 from errdocs.units.plan import Unit, UnitKind
@@ -38,13 +44,26 @@ def default_jobs() -> int:
         os.cpu_count() or 1)
 
 
+class WorkerDied(BuildFailed):
+    """A worker process ended while it held a task (killed, or out of memory)."""
+
+
 class Workers:
     """``jobs`` worker processes, forked when made: make them before reading the records."""
 
     def __init__(self, jobs: int) -> None:
-        self._pool: Pool | None = (
-            multiprocessing.get_context("fork").Pool(jobs, _start, (os.getpid(),))
-            if jobs > 1 else None)
+        self._jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+        self._processes: list[BaseProcess] = []
+        if jobs > 1:
+            self._pool = ProcessPoolExecutor(jobs, multiprocessing.get_context("fork"),
+                                             _start, (os.getpid(),))
+            # With fork, the first task starts every worker: now, while this process holds
+            # only its code (a worker forked later would share the records' pages).
+            self._pool.submit(int)
+            # Kept to stop them when the build ends or fails (the executor waits for a
+            # running task; Python 3.14's terminate_workers is not in 3.11).
+            self._processes = list(self._pool._processes.values())
 
     def __enter__(self) -> Workers:
         return self
@@ -52,8 +71,9 @@ class Workers:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  trace: TracebackType | None) -> None:
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            for process in self._processes:
+                process.terminate()
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
     def call(self, function: Callable[..., T], *args: object) -> Callable[[], T] | None:
         """Start ``function(*args)`` in a worker, beside this process (which keeps its
@@ -61,7 +81,8 @@ class Workers:
         workers (``jobs=1``). The pool's workers take units only after it ended."""
         if self._pool is None:
             return None
-        return self._pool.apply_async(function, args).get
+        future = self._pool.submit(function, *args)
+        return lambda: self._result(future)
 
     def run(self, ctx: Context, units: Sequence[Unit],
             done: Callable[[UnitResult], None]) -> None:
@@ -73,11 +94,41 @@ class Workers:
             for unit in ordered:
                 done(build_unit(ctx, unit))
             return
-        # The pool's feeder thread pickles tasks as the pipe to the workers drains, so only
-        # a few slices exist at a time.
-        tasks = (for_unit(ctx, unit) for unit in ordered)
-        for result in self._pool.imap_unordered(_work, tasks, chunksize=1):
-            done(result)
+        pool = self._pool
+        # A unit's slice is made as a worker is about to need it: only a few exist at a
+        # time (one a worker and one queued each), not one a unit.
+        queue: Iterator[Unit] = iter(ordered)
+        running = {pool.submit(_work, for_unit(ctx, unit))
+                   for unit in itertools.islice(queue, 2 * self._jobs)}
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done(self._result(future))
+                for unit in itertools.islice(queue, 1):
+                    running.add(pool.submit(_work, for_unit(ctx, unit)))
+
+    def _result(self, future: Future[T]) -> T:
+        """What a task gave (raising what it raised), or :class:`WorkerDied`."""
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            raise WorkerDied(f"a worker process ended while building ({self._how()}); "
+                             "if the system ran out of memory, build with fewer jobs "
+                             "(-j 1)") from None
+
+    def _how(self) -> str:
+        """How the workers ended, for the one line: a signal or an exit code."""
+        codes = [code for code in (p.exitcode for p in self._processes)
+                 if code is not None and code != 0]
+        # The executor stops the other workers with SIGTERM once one died.
+        codes.sort(key=lambda code: code == -signal.SIGTERM)
+        if not codes:
+            return "it exited"
+        code = codes[0]
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"killed by {signal.Signals(-code).name}"
+        return f"exit code {code}"
 
 
 def _work(task: tuple[Context, Unit]) -> UnitResult:
