@@ -7,7 +7,6 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -164,17 +163,6 @@ def test_a_failed_build_leaves_no_row_and_the_next_one_is_full(
     assert len(prepared) == 4
 
 
-def _before_settling(monkeypatch: pytest.MonkeyPatch, step: Callable[[], None]) -> None:
-    """Run ``step`` as the build is about to write its row."""
-    real = build_module._settle
-
-    def late(*args: object, **kwargs: object) -> None:
-        step()
-        real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(build_module, "_settle", late)
-
-
 WINDOW = 0.3
 """The racy window these tests use instead of 2 s (seconds)."""
 
@@ -190,8 +178,7 @@ def test_a_build_started_right_after_its_input_was_written_settles_when_its_byte
     time.sleep(WINDOW + 0.05)
     _build(project, data)  # cold: writes no row (the nav's titles)
     _edit_record(project, data)
-    _before_settling(monkeypatch, lambda: time.sleep(WINDOW + 0.05))
-    _build(project, data)
+    _build(project, data)  # its bytes hashed once the window is over
     assert settled.read(load_settings(project / "mkdocs.yml").work_dir) is not None
     _build(project, data)
     assert len(prepared) == 2
@@ -210,13 +197,16 @@ def test_a_build_whose_input_changed_after_the_scan_read_it_writes_no_row(
     _edit_record(project, data)
     work = load_settings(project / "mkdocs.yml").work_dir
 
-    def read_other_bytes() -> None:
-        time.sleep(WINDOW + 0.05)
+    real = build_module._prepare
+
+    def read_other_bytes(*args: object, **kwargs: object) -> object:
+        prepared = real(*args, **kwargs)  # type: ignore[arg-type]
         with sqlite3.connect(work / FILE) as db:
             assert db.execute("UPDATE inputs SET blocks = ?", (bytes(16),)).rowcount == 1
         db.close()
+        return prepared
 
-    _before_settling(monkeypatch, read_other_bytes)
+    monkeypatch.setattr(build_module, "_prepare", read_other_bytes)
     _build(project, data)
     assert settled.read(work) is None
 

@@ -42,7 +42,6 @@ from errdocs.catalog.memo import (
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
-from errdocs.catalog.store import still_as_read
 from errdocs.collector import objects_spared, spare_existing
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.pages.changes import (
@@ -295,6 +294,8 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
     with History(site_folder(work, settings.site_dir), keep_versions,
                  reset=reset_history) as past, objects_spared():
         prepared = _prepare(settings, paths, strict, full_text, past, walk, choose)
+        # Started now the scan has read the inputs; waited for as the row is written.
+        as_read = settled.bytes_as_read(work, settle[1]) if settle else lambda: False
         units = prepared.units
         # Slices leave the units made from the history to the merge (from_history).
         chosen = [u for i, u in enumerate(units) if selection is None
@@ -337,7 +338,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
             kept = _keep_history(past)
             notes += kept
             if not kept and settle is not None:
-                _settle(settings, paths, settle, prepared, merged, searchable)
+                _settle(settings, paths, settle, prepared, merged, searchable, as_read)
         else:  # the slice's units leave this machine without the catalogue
             hand_off(work, (u.name for u in chosen))
     written = prepared.written + sum(r.written for r in results)
@@ -508,14 +509,15 @@ def _take_settled(settings: Settings, sources: settled.Sources | None, strict: b
 
 
 def _settle(settings: Settings, paths: list[Path], settle: tuple[str, settled.Sources],
-            prepared: _Prepared, merged: list[Unit], searchable: int | None) -> None:
+            prepared: _Prepared, merged: list[Unit], searchable: int | None,
+            as_read: Callable[[], bool]) -> None:
     """Write the settled row, when the sources did not change while the build ran (an input
     whose stat was racy as it started: its bytes neither). Failing to is not a failure: the
     next build is then a full one."""
     options, sources = settle
     sub = settings.subtree
     try:
-        if not _unchanged_since(settings, paths, options, sources):
+        if not _unchanged_since(settings, paths, options, sources, as_read):
             return
         outputs = settled.output_stats(settings.docs_dir, settled.generated_outputs(
             sub, prepared.generated, prepared.root_files))
@@ -529,19 +531,16 @@ def _settle(settings: Settings, paths: list[Path], settle: tuple[str, settled.So
 
 
 def _unchanged_since(settings: Settings, paths: list[Path], options: str,
-                     sources: settled.Sources) -> bool:
+                     sources: settled.Sources, as_read: Callable[[], bool]) -> bool:
     """Whether the sources are as the build found them, by stats that can be trusted now.
     An input whose stat was racy then (written just before the build) may have been written
-    again in the same tick after the scan read it: its bytes are hashed once its stat can be
-    trusted, and compared with the bytes the scan read; a write while they are hashed
-    changes the stat looked at after."""
-    now = _sources(settings, paths, options)
-    if now is None or now.racy or now.key != sources.key:
+    again in its tick after the scan read it: ``as_read`` says whether its bytes, hashed once
+    its stat could be trusted, are those the scan read (:func:`settled.bytes_as_read`); the
+    stats are looked at after, so a write during the hash is seen."""
+    if not as_read():
         return False
-    if not sources.racy:
-        return True
-    return (still_as_read(settings.work_dir, sources.racy)
-            and _sources(settings, paths, options) == now)
+    now = _sources(settings, paths, options)
+    return now is not None and not now.racy and now.key == sources.key
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,

@@ -45,13 +45,14 @@ import os
 import sqlite3
 import stat as stats
 import sys
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from errdocs.catalog.store import FILE, RACY_NS
+from errdocs.catalog.store import FILE, RACY_NS, still_as_read
 from errdocs.errors import sqlite_failure
 from errdocs.records.problems import Problem, Severity
 from errdocs.records.read import iter_files
@@ -132,6 +133,36 @@ def sources_key(docs_dir: Path, subtree: str, paths: Iterable[Path], extra: str)
     for path, stat in _hand_written(str(docs_dir), subtree, at_ns):
         digest.update(f"docs\0{path}\0{stat}\0".encode())
     return Sources(digest.hexdigest(), tuple(racy))
+
+
+def bytes_as_read(work: Path, sources: Sources) -> Callable[[], bool]:
+    """Whether the inputs whose stat was racy as the build started still hold the bytes the
+    scan read (:func:`~errdocs.catalog.store.still_as_read`): hashed on a thread once their
+    stat can be trusted (a write in its tick is over by then), while the units build
+    (hashlib lets go of the interpreter lock: 1.35 GB took 5 s here). What waits for the
+    answer; a write after the hash began changes the stat, which the caller looks at after."""
+    if not sources.racy:
+        return lambda: True
+    outcome: list[bool] = []
+
+    def compare() -> None:
+        try:
+            newest = max(max(info.st_mtime_ns, info.st_ctime_ns)
+                         for info in map(os.stat, sources.racy))
+        except OSError:
+            outcome.append(False)
+            return
+        time.sleep(max(0, newest + RACY_NS - time.time_ns()) / 1e9)
+        outcome.append(still_as_read(work, sources.racy))
+
+    thread = threading.Thread(target=compare, name="errdocs-inputs", daemon=True)
+    thread.start()
+
+    def answer() -> bool:
+        thread.join()
+        return outcome == [True]
+
+    return answer
 
 
 def _stat(path: str) -> os.stat_result:
