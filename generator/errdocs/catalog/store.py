@@ -178,8 +178,8 @@ def still_as_read(work: Path, paths: Iterable[Path]) -> bool:
     bytes it read then (their hash, kept as the scan found the stat racy). False when the
     catalogue cannot tell: no row, no hash, or no catalogue to read."""
     try:
-        with closing(sqlite3.connect(f"{(work / FILE).as_uri()}?mode=ro",
-                                                uri=True)) as db:
+        uri = f"{(work / FILE).as_uri()}?mode=ro"
+        with closing(sqlite3.connect(uri, uri=True)) as db:
             for path in paths:
                 row = db.execute("SELECT size, mtime_ns, ctime_ns, inode, device, blocks "
                                  "FROM inputs WHERE path = ?", (str(path.resolve()),)
