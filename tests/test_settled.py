@@ -167,17 +167,24 @@ WINDOW = 0.3
 """The racy window these tests use instead of 2 s (seconds)."""
 
 
+def _written_just_now(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An input built once (a cold build: it writes no row, the nav's titles being read
+    from the pages it writes), then edited just now: within :data:`WINDOW`."""
+    monkeypatch.setattr(settled, "RACY_NS", int(WINDOW * 1e9))
+    data = tmp_path / "data.jsonl"
+    shutil.copy(SAMPLE, data)
+    time.sleep(WINDOW + 0.05)
+    _build(project, data)
+    _edit_record(project, data)
+    return data
+
+
 def test_a_build_started_right_after_its_input_was_written_settles_when_its_bytes_held(
         tmp_path: Path, project: Path, prepared: list[int],
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A fetch-then-build job: the input's stat is racy as the build starts. Once it is not,
     # its bytes are the ones the scan read, so the build writes the row the next one takes.
-    monkeypatch.setattr(settled, "RACY_NS", int(WINDOW * 1e9))
-    data = tmp_path / "data.jsonl"
-    shutil.copy(SAMPLE, data)
-    time.sleep(WINDOW + 0.05)
-    _build(project, data)  # cold: writes no row (the nav's titles)
-    _edit_record(project, data)
+    data = _written_just_now(tmp_path, project, monkeypatch)
     _build(project, data)  # its bytes hashed once the window is over
     assert settled.read(load_settings(project / "mkdocs.yml").work_dir) is not None
     _build(project, data)
@@ -189,12 +196,7 @@ def test_a_build_whose_input_changed_after_the_scan_read_it_writes_no_row(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # Rewritten in the tick the scan looked in, the input keeps its stat: the catalogue's
     # hash of the bytes the scan read is what tells.
-    monkeypatch.setattr(settled, "RACY_NS", int(WINDOW * 1e9))
-    data = tmp_path / "data.jsonl"
-    shutil.copy(SAMPLE, data)
-    time.sleep(WINDOW + 0.05)
-    _build(project, data)
-    _edit_record(project, data)
+    data = _written_just_now(tmp_path, project, monkeypatch)
     work = load_settings(project / "mkdocs.yml").work_dir
 
     real = build_module._prepare
