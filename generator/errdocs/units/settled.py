@@ -52,7 +52,7 @@ from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from errdocs.catalog.store import FILE, RACY_NS, still_as_read
+from errdocs.catalog.store import FILE, RACY_NS, blocks_of, still_as_read
 from errdocs.errors import sqlite_failure
 from errdocs.records.problems import Problem, Severity
 from errdocs.records.read import iter_files
@@ -223,16 +223,13 @@ def output_stats(docs_dir: Path, paths: Iterable[str]) -> list[Output]:
 def fingerprint(path: str, info: os.stat_result) -> str:
     """What ``path`` holds: a folder's entries (name and inode each: adding, removing or
     replacing a file changes them), a file's bytes. Raises :class:`Racy` when unreadable."""
-    digest = hashlib.blake2b(digest_size=16)
     try:
-        if stats.S_ISDIR(info.st_mode):
-            with os.scandir(path) as entries:
-                for name, inode in sorted((e.name, e.inode()) for e in entries):
-                    digest.update(f"{name}\0{inode}\0".encode("utf-8", "surrogateescape"))
-        else:
-            with open(path, "rb") as handle:
-                while block := handle.read(1 << 20):
-                    digest.update(block)
+        if not stats.S_ISDIR(info.st_mode):
+            return blocks_of(Path(path)).hex()
+        digest = hashlib.blake2b(digest_size=16)
+        with os.scandir(path) as entries:
+            for name, inode in sorted((e.name, e.inode()) for e in entries):
+                digest.update(f"{name}\0{inode}\0".encode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise Racy(path) from exc
     return digest.hexdigest()
