@@ -104,8 +104,9 @@ class Workers:
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
                 done(self._result(future))
-                for unit in itertools.islice(queue, 1):
-                    running.add(pool.submit(_work, for_unit(ctx, unit)))
+                following = next(queue, None)
+                if following is not None:
+                    running.add(pool.submit(_work, for_unit(ctx, following)))
 
     def _result(self, future: Future[T]) -> T:
         """What a task gave (raising what it raised), or :class:`WorkerDied`."""
