@@ -17,6 +17,8 @@ from errdocs.build import build_sharded
 from errdocs.catalog.store import FILE
 from errdocs.cli import main
 from errdocs.project import load_settings
+from errdocs.site import intact
+from errdocs.site.state import Place, identity
 from errdocs.units import settled
 
 from .helpers import site_tree
@@ -140,6 +142,83 @@ def test_a_site_edited_by_hand_is_put_back_without_reading_the_records(
     _build(project)
     assert len(prepared) == 2
     assert site_tree(project / "site") == site
+
+
+def _trees(project: Path) -> tuple[list[int] | None, list[int] | None]:
+    """The identities of the live site and of its spare tree: a swap exchanges them."""
+    place = Place.of(project / ".errdocs", project / "site")
+    return identity(place.target), identity(place.spare)
+
+
+def _folders(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir()}
+
+
+@pytest.fixture(params=["times trusted", "times too recent"])
+def folder_times(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Whether the live site's kept folder times are trusted (as a day after the build), or
+    all too recent to tell (as a test's builds, ms apart): every folder is then listed."""
+    if request.param == "times trusted":
+        monkeypatch.setattr(intact, "RACY_NS", 0)
+    return str(request.param)
+
+
+def test_a_build_with_nothing_to_do_leaves_the_live_site_in_place(
+        project: Path, prepared: list[int], folder_times: str) -> None:
+    _settled(project)
+    trees, site = _trees(project), site_tree(project / "site")
+    for _ in range(2):
+        assert _build(project) == NOOP.format(site=project / "site")
+        assert _trees(project) == trees  # not swapped
+    assert len(prepared) == 2
+    assert site_tree(project / "site") == site
+
+
+def _page_folder(site: Path) -> Path:
+    """A record page's folder (``errors/OWNER/REPO/SLUG``)."""
+    return sorted((site / "errors").glob("*/*/*/index.html"))[0].parent
+
+
+def _replace_keeping_time(path: Path) -> None:
+    """``path`` renamed over by a changed file given its time: no look at times finds it."""
+    info = path.stat()
+    new = path.with_name(path.name + ".new")
+    new.write_bytes(path.read_bytes() + b"<!-- changed -->")
+    os.utime(new, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.replace(new, path)
+
+
+def _folder_to_file(folder: Path) -> None:
+    shutil.rmtree(folder)
+    folder.write_text("x", "utf-8")
+
+
+HAND_CHANGES = {
+    "page deleted": lambda site: (_page_folder(site) / "index.html").unlink(),
+    "page folder deleted": lambda site: shutil.rmtree(_page_folder(site)),
+    "file added to a page folder": lambda site: (_page_folder(site) / "x.html").write_text(
+        "x", "utf-8"),
+    "empty folder added": lambda site: (_page_folder(site) / "new").mkdir(),
+    "file added to the site folder": lambda site: (site / "x.html").write_text("x", "utf-8"),
+    "page replaced, its time kept": lambda site: _replace_keeping_time(
+        _page_folder(site) / "index.html"),
+    "home replaced, its time kept": lambda site: _replace_keeping_time(site / "index.html"),
+    "page folder replaced by a file": lambda site: _folder_to_file(_page_folder(site)),
+}
+
+
+@pytest.mark.parametrize("change", sorted(HAND_CHANGES))
+def test_a_site_changed_by_hand_is_merged_again_with_nothing_else_to_do(
+        project: Path, prepared: list[int], folder_times: str, change: str) -> None:
+    _settled(project)
+    _build(project)  # leaves the site in place: the change is made to the tree it checks
+    site, folders = site_tree(project / "site"), _folders(project / "site")
+    HAND_CHANGES[change](project / "site")
+    assert (site_tree(project / "site"), _folders(project / "site")) != (site, folders)
+    _build(project)
+    assert len(prepared) == 2
+    assert site_tree(project / "site") == site
+    assert _folders(project / "site") == folders
 
 
 def test_a_failed_build_leaves_no_row_and_the_next_one_is_full(

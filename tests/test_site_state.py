@@ -35,6 +35,14 @@ def build_date(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
 
 
+@pytest.fixture
+def merging(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every build merges, as one with something to do does: one with nothing to do leaves
+    a live site it finds intact alone (:mod:`errdocs.site.intact`), and these tests are
+    about how merges repair the two trees in turn."""
+    monkeypatch.setattr(build_module, "live_intact", lambda *args: False)
+
+
 def _build(project: Path, data: Path, site: Path) -> None:
     settings = load_settings(project / "mkdocs.yml", site, SITE_URL)
     build_sharded(settings, [data], jobs=1, show_progress=False)
@@ -175,7 +183,8 @@ def _spare_listings(monkeypatch: pytest.MonkeyPatch, site: Path) -> list[str]:
 
 
 def test_a_repair_lists_only_the_folders_whose_time_changed(
-        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, project: Path, build_date: None, merging: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # Listing every folder of the spare tree and of every unit's output on every build cost
     # ~1.5 s a 50,000 files (issue 17): only folders whose time changed are listed now.
     # (Here builds follow each other within a second, which the merge takes for folders
@@ -220,7 +229,7 @@ def test_a_new_tree_keeps_its_folder_times_from_the_start(
 
 @pytest.mark.parametrize("wait", [True, False])
 def test_folder_times_the_merge_just_wrote_are_trusted_once_the_margin_is_waited_out(
-        tmp_path: Path, project: Path, build_date: None, wait: bool,
+        tmp_path: Path, project: Path, build_date: None, merging: None, wait: bool,
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A refresh of 3,100 of 310,000 records left ~10,000 folders written within the margin
     # for recent changes, and the next repair of that tree listed each again (21 s of a
@@ -288,7 +297,8 @@ def test_hand_edits_are_put_right_with_the_folder_times_kept_lost_or_damaged(
 
 
 def test_a_repair_stopped_half_way_leaves_a_correct_next_build(
-        tmp_path: Path, project: Path, build_date: None, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, project: Path, build_date: None, merging: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # The folder times are written once a repair is done: one stopped after removing and
     # before linking again leaves the times of the repair before (and a state saying the
     # spare was changing, so the next merge makes it afresh): the next builds are right.

@@ -75,6 +75,7 @@ from errdocs.search.boxdata import keep as keep_box_data
 from errdocs.search.units import build_search_unit, plan_search, searchable_pages
 from errdocs.site import edits, journal
 from errdocs.site.folders import Ahead, read_ahead
+from errdocs.site.intact import live_intact
 from errdocs.site.lastmod import carry
 from errdocs.site.lock import project_lock
 from errdocs.site.merge import MergeError, UnitOutput, merge
@@ -487,7 +488,8 @@ def _take_settled(settings: Settings, sources: settled.Sources | None, strict: b
                   ) -> ShardedReport | None:
     """When nothing changed since the build that wrote the settled row: merge its units
     (which puts back a page of the site deleted, added or replaced by hand, or written into:
-    ``look``) and say what it said. None: build."""
+    ``look``), unless the live site is still the one they make (:mod:`errdocs.site.intact`),
+    and say what it said. None: build."""
     work = settings.work_dir
     row = settled.read(work) if sources is not None and not sources.racy else None
     if (row is None or sources is None or row.sources != sources.key
@@ -501,8 +503,10 @@ def _take_settled(settings: Settings, sources: settled.Sources | None, strict: b
         return None
     done = row.outcome
     announce(0, 0, 0, done.units, enabled=show_progress)  # as a full build counts: the plan's
-    merge([UnitOutput(name, key, unit_dir(work, name)) for name, key in row.units],
-          settings.site_dir, work)
+    outputs = [UnitOutput(name, key, unit_dir(work, name)) for name, key in row.units]
+    # The merge would make the site it finds again, swapped in for nothing.
+    if look.found() or not live_intact(work, settings.site_dir, outputs):
+        merge(outputs, settings.site_dir, work)
     return ShardedReport(done.records, done.problems, done.units, 0, done.units, 0, 0, 0, True,
                          done.searchable, done.generated, tuple(done.lookup_problems),
                          done.unconverted, look.notes())

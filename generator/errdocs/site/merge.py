@@ -387,7 +387,7 @@ class _Repair:
 
     root: str
     """The tree."""
-    wanted: _Wanted
+    wanted: Wanted
     """What the units have in each folder."""
     times: dict[str, int]
     """Folder to its modification time, read before it was listed: the next repair lists
@@ -413,13 +413,13 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     that follows (:func:`_update`, which leaves them alone) writes only into folders as
     errdocs left them; the folders it changes are not listed, their times read again. False
     when a unit's file list is missing. What the units have in a folder is read from their
-    outputs when it is listed (:class:`_Wanted`). The folders' stats are ``ahead``'s when
+    outputs when it is listed (:class:`Wanted`). The folders' stats are ``ahead``'s when
     it read them from the same kept times."""
     file = times_file(folder, tree)
     early = None if ahead is None else ahead.take(file)
     before_times = early.times if early else read_times(file) if file is not None else None
     taken = ahead.taken if early and ahead else time.time_ns()
-    job = _Repair(str(tree), _Wanted(units), {}, {}, set(), set())
+    job = _Repair(str(tree), Wanted(units), {}, {}, set(), set())
     if before_times is None:
         _list_all(job, "")  # every folder put right: nothing left to update
     else:
@@ -525,7 +525,7 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
         source = wanted.files.get(entry.name)
         if source is not None:
             seen.add(entry.name)
-            if _same_content(entry, *source):
+            if same_content(entry, *source):
                 continue
         os.unlink(entry.path)
         if source is None:
@@ -548,7 +548,7 @@ def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
 
 
 @dataclass
-class _Folder:
+class UnitFolder:
     """What the units have in one folder."""
 
     files: dict[str, tuple[str, int]]
@@ -557,16 +557,16 @@ class _Folder:
     """Folder name to the unit outputs (their ``site``) that have it."""
 
 
-class _Wanted:
+class Wanted:
     """What the units have in each folder, read from their outputs as folders are asked
     about (a listing gives the inodes, which a ``stat`` a file would cost one call each): a
     folder of the tree is looked for only in the outputs that have its parent."""
 
     def __init__(self, units: Sequence[UnitOutput]) -> None:
         self._units = units
-        self._folders: dict[str, _Folder] = {}
+        self._folders: dict[str, UnitFolder] = {}
 
-    def of(self, relative: str) -> _Folder:
+    def of(self, relative: str) -> UnitFolder:
         found = self._folders.get(relative)
         if found is None:
             if relative:
@@ -578,9 +578,9 @@ class _Wanted:
         return found
 
 
-def _read_folder(relative: str, sites: list[str]) -> _Folder:
+def _read_folder(relative: str, sites: list[str]) -> UnitFolder:
     """One folder of the units' outputs ``sites`` (each has it)."""
-    folder = _Folder({}, {})
+    folder = UnitFolder({}, {})
     for site in sites:
         path = os.path.join(site, relative) if relative else site
         try:
@@ -600,7 +600,7 @@ def _read_folder(relative: str, sites: list[str]) -> _Folder:
     return folder
 
 
-def _same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
+def same_content(entry: os.DirEntry[str], source: str, inode: int) -> bool:
     """``entry`` is the unit's file: its link, or its copy (another file system) with the
     same size and time."""
     if entry.inode() == inode:
