@@ -118,6 +118,28 @@ def test_only_the_unit_holding_a_page_written_into_is_built_again(
     assert _build(project, data).built == 0
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_listed_files_written_after_the_seal_are_found_on_any_number_of_threads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    monkeypatch.setattr(edits, "LOOK_RUN", 3)  # runs of 3 paths: several tasks a thread
+    tree = tmp_path / "tree"
+    paths = [f"d{i % 4}/p{i}.html" for i in range(20)]
+    for path in paths:
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text("x", "utf-8")
+    time.sleep(0.02)
+    sealed = time.time_ns()
+    time.sleep(0.02)
+    written = sorted(paths[i] for i in (1, 7, 8, 19))
+    for path in written:
+        with (tree / path).open("a", encoding="utf-8") as handle:
+            handle.write("y")
+    (tree / paths[2]).unlink()  # gone: left to the merge
+    found = edits.listed_since(str(tree), [*paths, "missing.html"], sealed, threads=threads)
+    assert [e.path for e in found] == written
+    assert [e.inode for e in found] == [(tree / p).stat().st_ino for p in written]
+
+
 def test_files_written_after_the_seal_are_found_and_none_before(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     (tree / "a" / "b").mkdir(parents=True)

@@ -261,16 +261,19 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
     with naming(settings.project_dir), Workers(1 if merge_only else jobs) as workers, \
             project_lock(work):
         _clean_leftovers(work)  # under the lock: no other build is using them
+        options = f"{full_text} {keep_versions} {strict}"
+        sources = _sources(settings, paths, options) if whole else None
+        hopeful = not reset_history and _may_settle(work, sources)
         # Files of the site written into since it was made are looked for meanwhile: they
         # are errdocs' own copies too, so the units holding them are built again before
         # any unit is (or the settled row is taken), and the merge lists their folders.
+        # A build that may take the row waits for nothing else: the look runs on threads
+        # then; one that reads the records hides it behind the scan, and leaves it the cores.
         with edits.looking(work, settings.site_dir if selection is None else None,
-                           workers.call) as look:
+                           workers.call, edits.LOOK_THREADS if hopeful else 1) as look:
             walk = _Walk(settings, workers.call)  # so is the docs folder, in the other worker
-            options = f"{full_text} {keep_versions} {strict}"
-            sources = _sources(settings, paths, options) if whole else None
-            done = None if reset_history else _take_settled(settings, sources, strict,
-                                                             show_progress, look, walk)
+            done = _take_settled(settings, sources, strict, show_progress, look,
+                                 walk) if hopeful else None
             if done is not None:
                 return done
             return _build_all(settings, paths, jobs=jobs, strict=strict,
@@ -481,6 +484,15 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> settled.Sou
         return settled.sources_key(settings.docs_dir, settings.subtree, paths, extra)
     except settled.Racy:
         return None
+
+
+def _may_settle(work: Path, sources: settled.Sources | None) -> bool:
+    """Whether the settled row is of these sources: the build may then take it
+    (:func:`_take_settled` checks the rest)."""
+    if sources is None or sources.racy:
+        return False
+    row = settled.read(work)
+    return row is not None and row.sources == sources.key
 
 
 def _take_settled(settings: Settings, sources: settled.Sources | None, strict: bool,

@@ -49,10 +49,12 @@ from errdocs.units.state import forget as forget_rows
 from errdocs.units.state import read as read_rows
 
 LOOK_THREADS = 2
-"""Threads looking at the live site's files at once. With the inodes out of the cache each
-``lstat`` costs the kernel ~40 us of work, and one thread took 58 s for the 1,380,000 files
-of 310,000 records; two took 21 s (four 21-28 s, sixteen 36 s: they contend). With the inodes
-cached, one took 5.8 s, two 7.1 s (this function timed alone, session 25)."""
+"""Threads looking at the live site's files at once in a build that may take the settled row
+(it waits for nothing else; one that reads the records leaves the cores to the scan). With
+the inodes out of the cache each ``lstat`` costs the kernel ~40 us of work, and one thread
+took 58 s for the 1,380,000 files of 310,000 records; two took 21 s (four 21-28 s, sixteen
+36 s: they contend). With the inodes cached, one took 5.8 s, two 7.1 s (this function timed
+alone, session 25)."""
 LOOK_RUN = 2048
 """Files a thread looks at in one task (in the lists' order: a unit's files together)."""
 _TABLE = "CREATE TABLE IF NOT EXISTS seals (name TEXT PRIMARY KEY, ns INTEGER NOT NULL)"
@@ -99,11 +101,11 @@ def written_since(root: str, sealed: int,
 
 
 def listed_since(root: str, paths: list[str], sealed: int,
-                 stop: threading.Event | None = None) -> list[Edited]:
+                 stop: threading.Event | None = None, threads: int = 1) -> list[Edited]:
     """:func:`written_since` for the files ``paths`` (relative to ``root``) alone: one
     ``lstat`` each, where a walk also opens and lists every folder (2.5 times as long at
     20,000 records). A path that is gone or not a file is left to the merge. Once ``stop``
-    is set, the paths not yet looked at are not. On :data:`LOOK_THREADS` threads, in runs of
+    is set, the paths not yet looked at are not. On ``threads`` threads, in runs of
     :data:`LOOK_RUN` paths."""
     runs = [paths[i:i + LOOK_RUN] for i in range(0, len(paths), LOOK_RUN)]
 
@@ -120,15 +122,16 @@ def listed_since(root: str, paths: list[str], sealed: int,
                 found.append(Edited(path, info.st_dev, info.st_ino))
         return found
 
-    if len(runs) <= 1:
-        return look(paths)
-    with ThreadPoolExecutor(LOOK_THREADS) as pool:
-        return sorted((e for part in pool.map(look, runs) for e in part),
-                      key=lambda e: e.path)
+    if len(runs) <= 1 or threads <= 1:
+        found = [e for run in runs for e in look(run)]  # stopped between runs
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            found = [e for part in pool.map(look, runs) for e in part]
+    return sorted(found, key=lambda e: e.path)
 
 
-def site_edits(work: Path, target: Path, stop: threading.Event | None = None
-               ) -> list[Edited]:
+def site_edits(work: Path, target: Path, stop: threading.Event | None = None,
+               threads: int = 1) -> list[Edited]:
     """The files of the live site ``target`` written since the merge that made it sealed it;
     none when errdocs does not know the live site as its own (the merge then makes both
     trees afresh) or it was never sealed (an earlier errdocs built it). The files looked at
@@ -144,7 +147,7 @@ def site_edits(work: Path, target: Path, stop: threading.Event | None = None
     files = _unit_files(work, live) if isinstance(live, dict) else None
     if files is None:
         return written_since(str(target), sealed, stop)
-    return listed_since(str(target), files, sealed, stop)
+    return listed_since(str(target), files, sealed, stop, threads)
 
 
 Elsewhere = Callable[..., Callable[[], Any] | None]
@@ -162,8 +165,8 @@ class Looking:
     :func:`looking`."""
 
     def __init__(self, work: Path, target: Path | None,
-                 elsewhere: Elsewhere | None = None) -> None:
-        self._work, self._target = work, target
+                 elsewhere: Elsewhere | None = None, threads: int = 1) -> None:
+        self._work, self._target, self._threads = work, target, threads
         self._stop = threading.Event()
         self._found: Future[list[Edited]] = Future()
         self._waiting: Callable[[], list[Edited]] | None = None
@@ -174,14 +177,15 @@ class Looking:
             self._found.set_result([])
             return
         # Nothing waits for a worker's look if the build ends first: it dies with the pool.
-        self._waiting = None if elsewhere is None else elsewhere(site_edits, work, target)
+        self._waiting = None if elsewhere is None else elsewhere(site_edits, work, target,
+                                                                 None, threads)
         if self._waiting is None:
             self._thread.start()
 
     def _look(self) -> None:
         target = self._target
         assert target is not None
-        self._take(lambda: site_edits(self._work, target, self._stop))
+        self._take(lambda: site_edits(self._work, target, self._stop, self._threads))
 
     def _take(self, found: Callable[[], list[Edited]]) -> None:
         try:
@@ -224,11 +228,11 @@ class Looking:
 
 
 @contextlib.contextmanager
-def looking(work: Path, target: Path | None,
-            elsewhere: Elsewhere | None = None) -> Iterator[Looking]:
+def looking(work: Path, target: Path | None, elsewhere: Elsewhere | None = None,
+            threads: int = 1) -> Iterator[Looking]:
     """Look at the files of the live site ``target`` (None: none, no site is made) while
-    the block runs, ``elsewhere`` when there is such a process."""
-    look = Looking(work, target, elsewhere)
+    the block runs, ``elsewhere`` when there is such a process, on ``threads`` threads."""
+    look = Looking(work, target, elsewhere, threads)
     try:
         yield look
     finally:
