@@ -263,17 +263,17 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         _clean_leftovers(work)  # under the lock: no other build is using them
         options = f"{full_text} {keep_versions} {strict}"
         sources = _sources(settings, paths, options) if whole else None
-        hopeful = not reset_history and _may_settle(work, sources)
+        row = None if reset_history else _settled_row(work, sources)
         # Files of the site written into since it was made are looked for meanwhile: they
         # are errdocs' own copies too, so the units holding them are built again before
         # any unit is (or the settled row is taken), and the merge lists their folders.
         # A build that may take the row waits for nothing else: the look runs on threads
         # then; one that reads the records hides it behind the scan, and leaves it the cores.
         with edits.looking(work, settings.site_dir if selection is None else None,
-                           workers.call, edits.LOOK_THREADS if hopeful else 1) as look:
+                           workers.call, 1 if row is None else edits.LOOK_THREADS) as look:
             walk = _Walk(settings, workers.call)  # so is the docs folder, in the other worker
-            done = _take_settled(settings, sources, strict, show_progress, look,
-                                 walk) if hopeful else None
+            done = None if row is None else _take_settled(settings, row, strict,
+                                                          show_progress, look, walk)
             if done is not None:
                 return done
             return _build_all(settings, paths, jobs=jobs, strict=strict,
@@ -486,26 +486,25 @@ def _sources(settings: Settings, paths: list[Path], options: str) -> settled.Sou
         return None
 
 
-def _may_settle(work: Path, sources: settled.Sources | None) -> bool:
-    """Whether the settled row is of these sources: the build may then take it
+def _settled_row(work: Path, sources: settled.Sources | None) -> settled.Settled | None:
+    """The settled row when it is of these sources (all trusted): the build may take it
     (:func:`_take_settled` checks the rest)."""
     if sources is None or sources.racy:
-        return False
+        return None
     row = settled.read(work)
-    return row is not None and row.sources == sources.key
+    return row if row is not None and row.sources == sources.key else None
 
 
-def _take_settled(settings: Settings, sources: settled.Sources | None, strict: bool,
+def _take_settled(settings: Settings, row: settled.Settled, strict: bool,
                   show_progress: bool, look: edits.Looking, walk: _Walk
                   ) -> ShardedReport | None:
-    """When nothing changed since the build that wrote the settled row: merge its units
+    """When nothing else changed since the build that wrote ``row`` (the settled row, of this
+    build's sources: :func:`_settled_row`): merge its units
     (which puts back a page of the site deleted, added or replaced by hand, or written into:
     ``look``), unless the live site is still the one they make (:mod:`errdocs.site.intact`),
     and say what it said. None: build."""
     work = settings.work_dir
-    row = settled.read(work) if sources is not None and not sources.racy else None
-    if (row is None or sources is None or row.sources != sources.key
-            or (strict and row.outcome.problems)
+    if ((strict and row.outcome.problems)
             or not settled.outputs_unchanged(settings.docs_dir, row.outputs)
             or walk.edited()):
         return None
