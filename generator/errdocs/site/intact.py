@@ -23,7 +23,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from errdocs.site.folders import read_times, times_file
+from errdocs.site.folders import lstat, read_times, times_file
 from errdocs.site.merge import (
     RACY_NS,
     SETTLE_FOLDERS,
@@ -72,13 +72,10 @@ def _doubtful(root: str, times: dict[str, int], taken: int) -> list[str] | None:
     trusted_before = taken - RACY_NS
     doubtful = [""]
     for relative, kept in times.items():
-        try:
-            info = os.lstat(f"{root}/{relative}" if relative else root)
-        except OSError:
+        info = lstat(f"{root}/{relative}" if relative else root)
+        if info is None or not stat.S_ISDIR(info[0]):
             return None
-        if not stat.S_ISDIR(info.st_mode):
-            return None
-        if relative and (info.st_mtime_ns != kept or kept >= trusted_before):
+        if relative and (info[1] != kept or kept >= trusted_before):
             doubtful.append(relative)
             if len(doubtful) > LISTED:
                 return None
