@@ -1,8 +1,11 @@
-"""Where the parent's memory goes during `errdocs build`, phase by phase (no units are built).
+"""Where the build process's memory goes during `errdocs build`, step by step (no unit is built).
 
-Runs the build's preparation steps (scan, catalogue, lookup data, root pages, plan) in this
-process on a fresh copy of the project and prints, after each, the process's RSS and what
-tracemalloc sees alive, then the lines holding the most memory at the end.
+Runs the real build (`errdocs.build.build_sharded`, one worker) on a fresh copy of the
+project, with each step of its preparation (scan, catalogue, search and paste box data,
+root pages, static files, page units, plan) wrapped to print, once it returns, its time and
+the process's RSS; then stops before any unit is built and prints the process's peak
+(VmHWM) and, with tracemalloc, the lines holding the most memory. Wrapping the build's own
+steps, not a copy of them, keeps this script measuring what a build does.
 
     .venv/bin/python bench/memphases.py bench/out/data/r20000.jsonl [--top 15] [--no-trace]
 """
@@ -10,6 +13,7 @@ tracemalloc sees alive, then the lines holding the most memory at the end.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import sys
 import tempfile
@@ -17,68 +21,71 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import run
 
-if TYPE_CHECKING:
-    from errdocs.project import Settings
+STEPS = {
+    "scan": "scan",
+    "build_catalog": "catalogue",
+    "box_data": "search and paste box data",
+    "render_root_pages": "root pages",
+    "filter_files": "listings' filter data",
+    "_static_files": "static files",
+    "_page_units": "page units",
+    "plan": "plan",
+    "_prepare": "preparation, whole",
+}
+"""The names in `errdocs.build` wrapped, and what each prints as."""
 
-T = TypeVar("T")
+
+class Prepared(Exception):
+    """Raised once the preparation is done: the build stops there (its lock and journal are
+    released on the way out, as on any failure)."""
 
 
-def rss_mb() -> float:
+def status(field: str) -> float:
+    """A ``/proc/self/status`` field in MB (``VmRSS``, ``VmHWM``)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
 
-def phase(name: str, step: Callable[[], T]) -> T:
-    """Run ``step``; print its time, then RSS and traced memory once garbage is collected."""
-    start = time.perf_counter()
-    value = step()
-    seconds = time.perf_counter() - start
-    gc.collect()
+def line(name: str, seconds: float) -> str:
     traced = tracemalloc.get_traced_memory()[0] / 2**20 if tracemalloc.is_tracing() else 0.0
-    print(f"{name:<28} {seconds:7.1f} s   RSS {rss_mb():7.1f} MB   traced {traced:7.1f} MB",
-          flush=True)
-    return value
+    return (f"{name:<28} {seconds:7.1f} s   RSS {status('VmRSS'):7.1f} MB   "
+            f"traced {traced:7.1f} MB")
 
 
-def prepare(settings: Settings, data: Path) -> list[object]:
-    """sitebuild._prepare, step by step; what it keeps alive."""
-    from errdocs import build as sitebuild
-    from errdocs.catalog.model import build_catalog
-    from errdocs.catalog.scan import scan
-    from errdocs.lookup import build_index
-    from errdocs.pages.render import root_pages as render_root_pages
-    from errdocs.pages.write import write_changed
-    from errdocs.search.hosted import search_pages
-    from errdocs.search.pastebox import site_data
-    from errdocs.units.plan import plan
+def wrapped(name: str, step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step``, printing its line once it returns (after a collection, so the figure is
+    what stays alive)."""
+    @functools.wraps(step)
+    def measured(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        value = step(*args, **kwargs)
+        seconds = time.perf_counter() - start
+        gc.collect()
+        print(line(name, seconds), flush=True)
+        return value
+    return measured
 
-    work = settings.work_dir
-    found = phase("scan", lambda: scan([data], work))
-    catalog = phase("catalogue", lambda: build_catalog(x.record for x in found.lights))
-    lookup = phase("lookup index", lambda: build_index([x.record for x in found.lights],
-                                                       catalog, javascript=True))
-    data_pages = phase("lookup site data", lambda: site_data(lookup))
-    search = phase("search box data", lambda: search_pages(
-        settings, lookup, (x.record for x in found.lights), full_text=False))
-    lookup = phase("lookup index freed", lambda: None)
-    root_pages = phase("root pages", lambda: render_root_pages(catalog, changes=True)
-                       + data_pages.pages + search)
-    generated = phase("generated paths", lambda: sitebuild._generated_paths(catalog, root_pages))
-    phase("write root pages", lambda: write_changed(settings.out_dir, root_pages))
-    hand = sitebuild._hand_written(settings, generated)[0]
-    everything = sitebuild._global_key(settings)
-    units = phase("plan", lambda: plan(found.lights, catalog, sitebuild._root_inputs(
-        settings, root_pages, hand), everything))
-    lights = phase("lights by id", lambda: {x.record.id: x for x in found.lights})
-    return [found, catalog, root_pages, generated, units, lights]
+
+def instrument() -> None:
+    """Wrap the build's steps; make the end of the preparation stop the build."""
+    from errdocs import build
+
+    for attribute, name in STEPS.items():
+        setattr(build, attribute, wrapped(name, getattr(build, attribute)))
+    prepare = build._prepare
+
+    def stop(*args: Any, **kwargs: Any) -> Any:
+        kept = prepare(*args, **kwargs)
+        raise Prepared(kept)
+    build._prepare = stop
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,13 +96,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.no_trace:
         tracemalloc.start()
+    from errdocs.build import build_sharded
     from errdocs.project import load_settings
 
-    phase("imports", lambda: None)
+    instrument()
+    print(line("imports", 0.0), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        where = run.project(Path(tmp) / "p")
-        settings = load_settings(where / "mkdocs.yml")
-        kept = prepare(settings, args.data.resolve())
+        settings = load_settings(run.project(Path(tmp) / "p") / "mkdocs.yml")
+        try:
+            build_sharded(settings, [args.data.resolve()], jobs=1, show_progress=False)
+        except Prepared as done:
+            kept = done.args[0]
+        else:
+            raise SystemExit("the build did not stop after its preparation")
+        print(f"peak RSS of the build process (VmHWM): {status('VmHWM'):.1f} MB", flush=True)
         if tracemalloc.is_tracing():
             snapshot = tracemalloc.take_snapshot()
             print(f"\ntop {args.top} lines alive at the end:")

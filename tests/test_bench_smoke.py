@@ -78,3 +78,19 @@ def test_the_edits_walk_bench_times_both_trees(tmp_path: Path, capsys: pytest.Ca
     steps = r"site \(lists\)|site \(walk\)|generated \(walk\)"
     assert len(re.findall(rf"^round [12]: ({steps}) \d+\.\d\d s, 0 found$", out,
                           re.MULTILINE)) == 6
+
+
+def test_memory_phases_measure_the_builds_own_steps(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # The script wraps the build's steps rather than copying them, so a changed build is
+    # still measured whole: each step prints once, in the build's order, and it stops
+    # before any unit is built.
+    import memphases
+
+    data = synth.write(30, tmp_path / "data.jsonl", seed=3)
+    assert memphases.main([str(data), "--no-trace"]) == 0
+    out = capsys.readouterr().out
+    steps = [line[:28].strip() for line in out.splitlines() if " s   RSS " in line]
+    assert steps == ["imports", *memphases.STEPS.values()]
+    assert re.search(r"^peak RSS of the build process \(VmHWM\): \d+\.\d MB$", out, re.M)
+    assert "units:" not in out and "Site built" not in out
