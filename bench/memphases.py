@@ -83,8 +83,7 @@ def instrument() -> None:
     prepare = build._prepare
 
     def stop(*args: Any, **kwargs: Any) -> Any:
-        kept = prepare(*args, **kwargs)
-        raise Prepared(kept)
+        raise Prepared(prepare(*args, **kwargs))
     build._prepare = stop
 
 
@@ -97,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_trace:
         tracemalloc.start()
     from errdocs.build import build_sharded
+    from errdocs.collector import give_back
     from errdocs.project import load_settings
 
     instrument()
@@ -107,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
             build_sharded(settings, [args.data.resolve()], jobs=1, show_progress=False)
         except Prepared as done:
             kept = done.args[0]
+            # What the build does next with what its preparation dropped (errdocs.build).
+            gc.collect()
+            give_back()
+            print(line("given back", 0.0), flush=True)
         else:
             raise SystemExit("the build did not stop after its preparation")
         print(f"peak RSS of the build process (VmHWM): {status('VmHWM'):.1f} MB", flush=True)

@@ -1,5 +1,5 @@
 """The catalogue model and the page units are kept between builds (:mod:`errdocs.catalog.memo`):
-a build with nothing to do takes them from the catalogue's ``model_memo`` rows; a changed
+a build with nothing to do takes them from the catalogue's memo rows; a changed
 record, a changed ``mkdocs.yml``, a lost, damaged or foreign row make them again; and the site
 is a cold build's each time."""
 
@@ -57,15 +57,18 @@ def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 def _rows(project: Path) -> dict[str, tuple[str, bytes, bytes]]:
     with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
-        return {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT * FROM model_memo")}
+        return {r[0]: (r[1], r[2], r[3]) for r in db.execute(
+            "SELECT r.name, b.key, b.digest, b.data FROM memo_rows r JOIN memo_blobs b "
+            "ON b.id = r.blob")}
 
 
 def _set_data(project: Path, name: str, data: bytes, *, digest: bool) -> None:
     """Replace row ``name``'s bytes (and its digest, ``digest``: bytes that pass the check)."""
     with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
-        db.execute("UPDATE model_memo SET data = ? WHERE name = ?", (data, name))
+        blob = "(SELECT blob FROM memo_rows WHERE name = ?)"
+        db.execute(f"UPDATE memo_blobs SET data = ? WHERE id = {blob}", (data, name))
         if digest:
-            db.execute("UPDATE model_memo SET digest = ? WHERE name = ?",
+            db.execute(f"UPDATE memo_blobs SET digest = ? WHERE id = {blob}",
                        (memo._digest(data), name))
 
 
@@ -148,7 +151,7 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
             _set_data(project, name, b"\xff" * 64, digest=True)
     if damage == "table":
         with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
-            db.execute("DROP TABLE model_memo")
+            db.execute("DROP TABLE memo_rows")
     elif damage == "file":  # the whole catalogue: a file that is not a database
         (project / ".errdocs" / "catalog.sqlite").write_bytes(b"not a database" * 100)
     # And a record changed too, so a model wrongly taken from the damaged row would show.
@@ -216,3 +219,51 @@ def test_rows_are_decoded_with_the_collector_paused(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _blobs(project: Path) -> int:
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        return int(db.execute("SELECT count(*) FROM memo_blobs").fetchone()[0])
+
+
+def test_a_row_made_is_written_at_once_but_read_as_the_earlier_builds_until_saved(
+        tmp_path: Path, project: Path) -> None:
+    # Its bytes are not held to the end of the preparation, yet a build that fails before
+    # the save leaves the rows of the build before it; the bytes no row points to then go
+    # with the next save.
+    data = synth.write(12, tmp_path / "data.jsonl", seed=5)
+    build_project(project, data)
+    work = project / ".errdocs"
+    before = _rows(project)
+    assert _blobs(project) == len(before)
+    kept = memo.Memo(work)
+    kept.keep(memo.HOME, "another key", ("a value", ()))
+    assert _blobs(project) == len(before) + 1  # written, not held
+    assert kept.previous(memo.HOME, memo.home_from) == (before[memo.HOME][0], memo.home_from(
+        marshal.loads(before[memo.HOME][2])))
+    assert _rows(project) == before  # the build is killed here: nothing points at it
+    prefix_field(data, 2, "errorMessage", "Changed: ")  # the next build makes rows again
+    build_project(project, data)
+    after = _rows(project)
+    assert after[memo.HOME][0] != "another key" and after[memo.CATALOG] != before[memo.CATALOG]
+    assert _blobs(project) == len(after) == len(before)
+
+
+def test_the_memo_table_of_an_earlier_errdocs_is_dropped_and_its_rows_made_again(
+        tmp_path: Path, project: Path, made: dict[str, int]) -> None:
+    data = synth.write(12, tmp_path / "data.jsonl", seed=5)
+    build_project(project, data)
+    rows = _rows(project)
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        db.execute("DROP TABLE memo_rows")
+        db.execute("DROP TABLE memo_blobs")
+        db.execute("CREATE TABLE model_memo (name TEXT PRIMARY KEY, key TEXT NOT NULL, "
+                   "digest BLOB NOT NULL, data BLOB NOT NULL) WITHOUT ROWID")
+        db.executemany("INSERT INTO model_memo VALUES (?, ?, ?, ?)",
+                       ((name, *row) for name, row in rows.items()))
+    build_project(project, data)
+    assert made == ALL_TWICE
+    assert _rows(project) == rows
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        assert not db.execute("SELECT name FROM sqlite_master WHERE name = 'model_memo'"
+                              ).fetchall()

@@ -42,7 +42,7 @@ from errdocs.catalog.memo import (
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import Light, scan
-from errdocs.collector import objects_spared, spare_existing
+from errdocs.collector import give_back, objects_spared, spare_existing
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.pages.changes import (
     CHANGES_INDEX,
@@ -298,6 +298,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
     with History(site_folder(work, settings.site_dir), keep_versions,
                  reset=reset_history) as past, objects_spared():
         prepared = _prepare(settings, paths, strict, full_text, past, walk, choose)
+        give_back()  # what the preparation dropped: this process waits while units build
         # Started now the scan has read the inputs; waited for as the row is written.
         as_read = settled.bytes_as_read(work, settle[1]) if settle else lambda: False
         units = prepared.units
@@ -565,6 +566,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     and static files, and plan the units."""
     work = settings.work_dir
     found = scan(paths, work, strict=strict)
+    give_back()  # what reading the records decoded and dropped
     spare_existing()  # the records live to the build's end: no collection walks them again
     if choose is not None:
         found = replace(found, lights=choose(found.lights))

@@ -5,7 +5,7 @@ titles, groups, related lists) and the keys of the record and hub units
 (:func:`errdocs.units.plan.page_units`: each page's inputs hashed) were most of what a build
 with nothing to do spent (bench/README.md, issue 17). Both are functions of the light records,
 which are functions of their JSON lines and errdocs' code, and the units also of the
-:func:`errdocs.units.plan.global_key`. So they are kept in the catalogue (``model_memo``, one
+:func:`errdocs.units.plan.global_key`. So they are kept in the catalogue (``memo_rows``, one
 row each) under a *memo key*: a hash of errdocs' code, the Python version and what every light
 record holds, in order (:func:`model_key`); for the units, of every record's line hash instead
 (:func:`lines_key`: a record page's key hashes its line) and of the global key. A build whose
@@ -23,9 +23,12 @@ taken from them, so its cost follows what changed. What it makes is what a cold 
 
 A row that cannot be used (another key, a digest that does not match its bytes, bytes that do
 not decode to what :func:`catalog_data` writes, no table, no catalogue) is a miss: the model is
-made as a cold build makes it. Rows are written only after they are made, in a transaction of
-their own; what is in a row is a pure function of its key, so a build that fails later leaves
-rows that are still true.
+made as a cold build makes it. A row's bytes are written as soon as it is made (``memo_blobs``:
+held until the end, they were ~350 MB of the build process at 310,000 records), and the rows
+are pointed at them (``memo_rows``) together, in one transaction (:meth:`Memo.save`): until
+then every read finds the earlier build's rows. What is in a row is a pure function of its
+key, so a build that fails later leaves rows that are still true; bytes no row points to (a
+killed build's) go with the next save.
 """
 
 from __future__ import annotations
@@ -49,9 +52,13 @@ from errdocs.pages.render import Page
 from errdocs.records.record import Record
 from errdocs.units.plan import Previous, Unit, UnitsData, units_data, units_from
 
-TABLE = """CREATE TABLE IF NOT EXISTS model_memo (
-    name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)
-    WITHOUT ROWID"""
+ROWS = "CREATE TABLE IF NOT EXISTS memo_rows (name TEXT PRIMARY KEY, blob INTEGER NOT NULL)"
+"""A row's name and the blob holding its key and bytes."""
+BLOBS = """CREATE TABLE IF NOT EXISTS memo_blobs (
+    id INTEGER PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)"""
+"""Each row's key, the digest of its bytes and the bytes (:mod:`marshal`'s)."""
+_OLD = "model_memo"
+"""The table of errdocs before the blobs (each row's bytes written at the end): dropped."""
 CATALOG = "catalog"
 """The row of the catalogue model."""
 UNITS = "units"
@@ -117,8 +124,8 @@ class Memo:
 
     def __init__(self, work: Path) -> None:
         self.work = work
-        self._new: dict[str, tuple[str, bytes]] = {}
-        """Rows made this build (name to key and data), written by :meth:`save`."""
+        self._new: dict[str, int] = {}
+        """Rows made this build: name to the id of the blob written, pointed at by :meth:`save`."""
         self._previous: dict[str, Any] = {}
         """What :meth:`previous` read, by row (each row is read and decoded once)."""
         self._taken: dict[str, tuple[str, Callable[[Any], Any], Any]] = {}
@@ -160,8 +167,19 @@ class Memo:
         return self._previous[name]
 
     def keep(self, name: str, key: str, value: Any) -> None:
-        """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``."""
-        self._new[name] = (key, marshal.dumps(value))
+        """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``: its bytes
+        are written now, in a transaction of their own, and not held; the row is the earlier
+        build's until :meth:`save`."""
+        data = marshal.dumps(value)
+        with Catalogue(self.work) as catalogue, catalogue.writing():
+            db = catalogue.db
+            assert db is not None
+            db.execute(BLOBS)
+            blob = db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES (?, ?, ?)",
+                              (key, _digest(data), data)).lastrowid
+            catalogue.commit(prune=False)
+        assert blob is not None
+        self._new[name] = blob
 
     def remember(self, model: str) -> Callable[[str, Callable[[], dict[str, str]]],
                                                dict[str, str]]:
@@ -175,8 +193,8 @@ class Memo:
         return remember
 
     def save(self) -> None:
-        """Write the rows made this build (one transaction; nothing when none was), and
-        forget the earlier rows read."""
+        """Point the rows made this build at their bytes and drop the bytes no row points to
+        (one transaction; nothing when no row was made), and forget the earlier rows read."""
         self._previous.clear()
         self._taken.clear()
         if not self._new:
@@ -184,10 +202,11 @@ class Memo:
         with Catalogue(self.work) as catalogue, catalogue.writing():
             db = catalogue.db
             assert db is not None
-            db.execute(TABLE)
-            db.executemany("INSERT OR REPLACE INTO model_memo VALUES (?, ?, ?, ?)",
-                           ((name, key, _digest(data), data)
-                            for name, (key, data) in self._new.items()))
+            db.execute(ROWS)
+            db.execute(BLOBS)
+            db.executemany("INSERT OR REPLACE INTO memo_rows VALUES (?, ?)", self._new.items())
+            db.execute("DELETE FROM memo_blobs WHERE id NOT IN (SELECT blob FROM memo_rows)")
+            db.execute(f"DROP TABLE IF EXISTS {_OLD}")
             catalogue.commit(prune=False)
         self._new.clear()
 
@@ -197,9 +216,12 @@ class Memo:
         try:
             with Catalogue(self.work, keep=False) as catalogue:
                 db = catalogue.db
+                # The bytes are read only for the key asked for (a refresh's model has
+                # another: its row was ~150 MB at 310,000 records).
                 row = None if db is None else db.execute(
-                    "SELECT key, digest, data FROM model_memo WHERE name = ?",
-                    (name,)).fetchone()
+                    "SELECT b.key, b.digest, b.data FROM memo_rows r JOIN memo_blobs b "
+                    "ON b.id = r.blob WHERE r.name = ? AND ? IN (b.key, '')",
+                    (name, key or "")).fetchone()
         except sqlite3.Error:  # no table yet, or a damaged catalogue (the scan remakes it)
             return None
         if row is None or (key is not None and row[0] != key) or not isinstance(

@@ -1,0 +1,60 @@
+"""The build process gives the memory its preparation dropped back to the system before the
+units build beside it (:func:`errdocs.collector.give_back`; bench/memphases.py measures it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from errdocs import build
+from errdocs.units import workers
+
+from .conftest import SAMPLE
+from .helpers import build_project
+
+FREED = """
+import os
+from errdocs.collector import give_back
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) // 1024
+
+start = rss()
+blocks = [os.urandom(1) * 3000 for _ in range(40000)]  # ~120 MB from the C heap
+kept = blocks[::64]  # a few survivors spread over it keep the heap's top where it is
+del blocks
+held = rss()
+give_back()
+print(start, held, rss())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_freed_memory_is_given_back_to_the_system() -> None:
+    out = subprocess.run([sys.executable, "-c", FREED], capture_output=True, text=True,
+                         check=True).stdout
+    start, held, after = map(int, out.split())
+    assert held - start > 100  # freed, but still the process's
+    assert after - start < (held - start) / 4
+
+
+def test_a_build_gives_back_what_its_preparation_dropped_before_any_unit_is_built(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    steps: list[str] = []
+    for module, name in ((build, "_prepare"), (build, "give_back"),
+                         (workers, "build_unit")):
+        real = getattr(module, name)
+
+        def logged(*args: object, _real: object = real, _name: str = name) -> object:
+            value = _real(*args)  # type: ignore[operator]
+            steps.append(_name)
+            return value
+        monkeypatch.setattr(module, name, logged)
+    build_project(project, SAMPLE)
+    assert steps[:3] == ["give_back", "_prepare", "give_back"]  # after the scan, and after
+    assert "build_unit" in steps[3:]
