@@ -13,13 +13,14 @@ steps, not a copy of them, keeps this script measuring what a build does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gc
 import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,17 +75,25 @@ def wrapped(name: str, step: Callable[..., Any]) -> Callable[..., Any]:
     return measured
 
 
-def instrument() -> None:
-    """Wrap the build's steps; make the end of the preparation stop the build."""
+@contextlib.contextmanager
+def instrumented() -> Iterator[None]:
+    """Inside: the build's steps wrapped, and the end of the preparation stops the build.
+    Put back on the way out (a test runs this in its own process among other builds)."""
     from errdocs import build
 
+    saved = {name: getattr(build, name) for name in STEPS}
     for attribute, name in STEPS.items():
-        setattr(build, attribute, wrapped(name, getattr(build, attribute)))
+        setattr(build, attribute, wrapped(name, saved[attribute]))
     prepare = build._prepare
 
     def stop(*args: Any, **kwargs: Any) -> Any:
         raise Prepared(prepare(*args, **kwargs))
     build._prepare = stop
+    try:
+        yield
+    finally:
+        for attribute, step in saved.items():
+            setattr(build, attribute, step)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -99,12 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     from errdocs.collector import give_back
     from errdocs.project import load_settings
 
-    instrument()
     print(line("imports", 0.0), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(run.project(Path(tmp) / "p") / "mkdocs.yml")
         try:
-            build_sharded(settings, [args.data.resolve()], jobs=1, show_progress=False)
+            with instrumented():
+                build_sharded(settings, [args.data.resolve()], jobs=1, show_progress=False)
         except Prepared as done:
             kept = done.args[0]
             # What the build does next with what its preparation dropped (errdocs.build).

@@ -87,8 +87,12 @@ def test_memory_phases_measure_the_builds_own_steps(tmp_path: Path,
     # before any unit is built.
     import memphases
 
+    from errdocs import build
+
+    before = {name: getattr(build, name) for name in memphases.STEPS}
     data = synth.write(30, tmp_path / "data.jsonl", seed=3)
     assert memphases.main([str(data), "--no-trace"]) == 0
+    assert {name: getattr(build, name) for name in memphases.STEPS} == before  # put back
     out = capsys.readouterr().out
     steps = [line[:28].strip() for line in out.splitlines() if " s   RSS " in line]
     assert steps == ["imports", *memphases.STEPS.values(), "given back"]
