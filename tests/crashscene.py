@@ -8,11 +8,13 @@ copy elsewhere would compile every template again, most of a small build's cost.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -98,9 +100,18 @@ def state(project: Path) -> dict[str, bytes]:
 
 
 def footprint(work: Path) -> dict[str, int]:
-    """The files in ``work`` and their sizes."""
-    return {p.relative_to(work).as_posix(): p.stat().st_size
-            for p in work.rglob("*") if p.is_file()}
+    """The files in ``work`` and their sizes; of a SQLite database, the bytes of its pages in
+    use: a killed build's rows, deleted by the next, leave free pages that later writes
+    take (the file does not shrink), not bytes that pile up."""
+    return {p.relative_to(work).as_posix(): _in_use(p) if p.suffix == ".sqlite" else
+            p.stat().st_size for p in work.rglob("*") if p.is_file()}
+
+
+def _in_use(path: Path) -> int:
+    with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+        pages, free, size = (db.execute(f"PRAGMA {name}").fetchone()[0]
+                             for name in ("page_count", "freelist_count", "page_size"))
+    return int((pages - free) * size)
 
 
 def copy(source: Path, target: Path) -> Path:

@@ -57,6 +57,8 @@ ROWS = "CREATE TABLE IF NOT EXISTS memo_rows (name TEXT PRIMARY KEY, blob INTEGE
 BLOBS = """CREATE TABLE IF NOT EXISTS memo_blobs (
     id INTEGER PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, data BLOB NOT NULL)"""
 """Each row's key, the digest of its bytes and the bytes (:mod:`marshal`'s)."""
+_SWEEP = "DELETE FROM memo_blobs WHERE id NOT IN (SELECT blob FROM memo_rows)"
+"""Drop the bytes no row points to: an earlier row's, or what a killed build wrote."""
 _OLD = "model_memo"
 """The table of errdocs before the blobs (each row's bytes written at the end): dropped."""
 CATALOG = "catalog"
@@ -126,6 +128,8 @@ class Memo:
         self.work = work
         self._new: dict[str, int] = {}
         """Rows made this build: name to the id of the blob written, pointed at by :meth:`save`."""
+        self._swept = False
+        """Whether the bytes no row points to (a killed build's) went, before this build's."""
         self._previous: dict[str, Any] = {}
         """What :meth:`previous` read, by row (each row is read and decoded once)."""
         self._taken: dict[str, tuple[str, Callable[[Any], Any], Any]] = {}
@@ -175,6 +179,10 @@ class Memo:
             db = catalogue.db
             assert db is not None
             db.execute(BLOBS)
+            if not self._swept:  # their pages are free for this build's bytes to take
+                db.execute(ROWS)
+                db.execute(_SWEEP)
+                self._swept = True
             blob = db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES (?, ?, ?)",
                               (key, _digest(data), data)).lastrowid
             catalogue.commit(prune=False)
@@ -205,7 +213,7 @@ class Memo:
             db.execute(ROWS)
             db.execute(BLOBS)
             db.executemany("INSERT OR REPLACE INTO memo_rows VALUES (?, ?)", self._new.items())
-            db.execute("DELETE FROM memo_blobs WHERE id NOT IN (SELECT blob FROM memo_rows)")
+            db.execute(_SWEEP)
             db.execute(f"DROP TABLE IF EXISTS {_OLD}")
             catalogue.commit(prune=False)
         self._new.clear()
