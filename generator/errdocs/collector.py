@@ -60,7 +60,7 @@ def give_back() -> None:
     """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``). A step that
     freed much (the scan's decoded records, the preparation's temporaries) leaves its pages
     mapped otherwise, and the build process keeps that size while the units build beside
-    it: at 20,000 records 39 MB of its 127 MB (bench/memphases.py). Nothing without glibc."""
+    it: at 20,000 records 42 MB of its 167 MB (bench/memphases.py). Nothing without glibc."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)

@@ -28,7 +28,7 @@ held until the end, they were ~350 MB of the build process at 310,000 records), 
 are pointed at them (``memo_rows``) together, in one transaction (:meth:`Memo.save`): until
 then every read finds the earlier build's rows. What is in a row is a pure function of its
 key, so a build that fails later leaves rows that are still true; bytes no row points to (a
-killed build's) go with the next save.
+killed build's) go when the next build makes its first row, and with every save.
 """
 
 from __future__ import annotations

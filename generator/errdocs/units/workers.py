@@ -23,6 +23,7 @@ import itertools
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -119,6 +120,11 @@ class Workers:
 
     def _how(self) -> str:
         """How the workers ended, for the one line: a signal or an exit code."""
+        # The pool breaks as the worker's pipe closes, which can be before the process has
+        # ended: its exit code would not be known yet ("it exited", not the signal).
+        deadline = time.monotonic() + _REAP_SECONDS
+        for process in self._processes:
+            process.join(max(0.0, deadline - time.monotonic()))
         codes = [code for code in (p.exitcode for p in self._processes)
                  if code is not None and code != 0]
         # The executor stops the other workers with SIGTERM once one died.
@@ -147,6 +153,8 @@ def _start(parent: int) -> None:
 
 
 _PR_SET_PDEATHSIG = 1
+_REAP_SECONDS = 2.0
+"""How long a failed build waits for its workers to end, to say how the first one did."""
 
 
 def _die_with(parent: int) -> None:
