@@ -8,9 +8,9 @@ run removes what it does not make again.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -134,7 +134,7 @@ def atomic_write(target: Path, data: bytes) -> None:
     run leaves the old one (and a temporary file, named :data:`TEMPORARY`...)."""
     tmp = ""
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=TEMPORARY)
+        fd, tmp = _temporary(target.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
@@ -146,6 +146,22 @@ def atomic_write(target: Path, data: bytes) -> None:
             # The file it is for, not the temporary file (nor no file at all).
             raise OSError(exc.errno, exc.strerror, str(target)) from exc
         raise
+
+
+_NAMES = itertools.count()
+
+
+def _temporary(folder: Path) -> tuple[int, str]:
+    """A new file in ``folder`` named :data:`TEMPORARY` + this process's id and a count,
+    opened for writing as ``tempfile.mkstemp`` opens (created, never an existing file or
+    link, mode 0600), but without its random name: half the cost of a page's write."""
+    while True:
+        path = os.path.join(folder, f"{TEMPORARY}{os.getpid()}-{next(_NAMES)}")
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(
+                os, "O_BINARY", 0), 0o600), path
+        except FileExistsError:  # a killed run's, with this pid
+            continue
 
 
 def _remove_stale(out_dir: Path, stale: set[str]) -> int:

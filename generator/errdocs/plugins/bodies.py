@@ -70,6 +70,9 @@ class Bodies:
     made_blocks: dict[str, dict[str, bytes]] = field(default_factory=dict)
     """Page source path to its blocks, for the pages in :attr:`made`."""
     _db: sqlite3.Connection | None = None
+    _empty: bool = False
+    """The store held no row when opened: nothing to look up (a cold build's), since this
+    build's rows are written only when it ends."""
 
     def key(self, page: Page) -> str:
         """What the page's body depends on."""
@@ -81,7 +84,10 @@ class Bodies:
         # refresh renders) reads none of the overflow pages that were most of a miss (with
         # the store out of the cache, 0.20 ms a page against 0.47-0.59, measured on ~310
         # pages of 40 units at 310,000 records); a hit stays one query.
-        row = self._connection().execute(
+        db = self._connection()
+        if self._empty:
+            return None
+        row = db.execute(
             "SELECT CASE WHEN key = ? THEN body END FROM bodies WHERE page = ?",
             (key, page.file.src_uri)).fetchone()
         if row is None or row[0] is None:
@@ -94,8 +100,10 @@ class Bodies:
 
     def block(self, key: str) -> str | None:
         """A code block highlighted before (for any page of the unit) whose key is ``key``."""
-        row = self._connection().execute("SELECT html FROM blocks WHERE key = ? LIMIT 1",
-                                         (key,)).fetchone()
+        db = self._connection()
+        if self._empty:
+            return None
+        row = db.execute("SELECT html FROM blocks WHERE key = ? LIMIT 1", (key,)).fetchone()
         if row is None:
             return None
         try:
@@ -131,6 +139,8 @@ class Bodies:
             db.execute("CREATE TABLE IF NOT EXISTS blocks (page TEXT NOT NULL, key TEXT NOT "
                        "NULL, html BLOB NOT NULL, PRIMARY KEY (page, key)) WITHOUT ROWID")
             db.execute("CREATE INDEX IF NOT EXISTS blocks_by_key ON blocks (key)")
+            self._empty = db.execute("SELECT NOT EXISTS (SELECT 1 FROM bodies) AND NOT "
+                                     "EXISTS (SELECT 1 FROM blocks)").fetchone()[0] == 1
             self._db = db
         return self._db
 
@@ -294,9 +304,14 @@ def _patch() -> None:
     Highlight.highlight = _highlight(Highlight.highlight)
 
 
+_PLAIN = frozenset({str, int, bool, float, type(None)})
+
+
 def _stable(value: object) -> str:
     """A repr that is the same in every process: functions and classes by their names
     (an emoji index given as ``!!python/name:``), not their addresses."""
+    if type(value) in _PLAIN:  # most values: a quick way to the repr below
+        return repr(value)
     if isinstance(value, Mapping):
         return "{" + ",".join(f"{_stable(k)}:{_stable(v)}" for k, v in
                               sorted(value.items(), key=lambda kv: repr(kv[0]))) + "}"
