@@ -471,9 +471,10 @@ def _trusted_from(times: dict[str, int], taken: int, goes_live: bool) -> int:
     return newest + RACY_NS + 1
 
 
-FINE_SLACK_NS = 10_000_000
-"""Added to a margin read from the folder times (:func:`_margin`): the time between reading
-the clock and a write stamped with it."""
+FINE_SLACK_NS = 20_000_000
+"""Added to a margin read from the folder times (:func:`_margin`): at least one tick of the
+coarse clock a file system may stamp times with while the folders' own times are finer (10 ms
+at the kernel's slowest tick), so a write after the wait gets a later time than the newest."""
 
 
 def _margin(recent: list[int]) -> int:
