@@ -28,7 +28,8 @@ def test_an_empty_store_is_not_asked_and_a_kept_row_is_found_by_the_next_build(
     assert first.get(_page("a.md"), "key") is None
     assert first.block("block") is None
     assert asked == []
-    body: dict[str, object] = {"content": "<p>a</p>", "toc": [], "title": None, "present": None, "links": None}
+    body: dict[str, object] = {"content": "<p>a</p>", "toc": [], "title": None,
+                               "present": None, "links": None}
     first.made["a.md"] = ("key", zlib.compress(json.dumps(body).encode("utf-8")))
     first.made_blocks["a.md"] = {"block": zlib.compress(b"<pre>a</pre>")}
     first.save()
