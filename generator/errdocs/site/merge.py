@@ -448,18 +448,19 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
 def _trusted_from(times: dict[str, int], taken: int, goes_live: bool) -> int:
     """The time to keep ``times`` with, read from a tree that is not live (the spare, or a
     tree not yet swapped in) from ``taken`` on: ``taken``; or, when many are within
-    :data:`RACY_NS` of it (folders the merge itself just wrote), a time :data:`RACY_NS` after
-    the newest, once it has come (at most :data:`RACY_NS` of waiting, before the swap). Any
-    change made after that time gives its folder a time the kept one cannot equal, so the
-    next repair of the tree lists only the folders changed since; a change made meanwhile
-    moved its folder's time already (but within the file system's clock tick of errdocs' own
-    write to it, which no stat can tell).
+    :data:`RACY_NS` of it (folders the merge itself just wrote), a time just past
+    :data:`RACY_NS` after the newest, so that the next repair or intact check, which trusts
+    only times older than the kept time less :data:`RACY_NS`, trusts them all. That is sound
+    once any change made from now on gets its folder a time the kept one cannot equal:
+    before the swap, the merge waits until a write would be stamped after the newest time
+    (:func:`_margin`: a few ms where the times are fine, at most :data:`RACY_NS`). A change
+    made meanwhile moved its folder's time already (but within the file system's clock tick
+    of errdocs' own write to it, which no stat can tell).
 
-    The wait is shorter where the times show a finer clock (:func:`_margin`), and there is
-    none for a tree that does not go live (``goes_live`` False: the spare, made or brought up
-    to date after the swap): nobody edits it by hand before its next repair, which keeps its
-    times again before it goes live. (A cold build waited 2 s for each of its two trees: 4
-    of the 6 seconds of its merge at 5,000 records.)"""
+    A tree that does not go live (``goes_live`` False: the spare, made or brought up to date
+    after the swap) is not waited for: nobody edits it by hand before its next repair, which
+    keeps its times again before it goes live. (A cold build waited 2 s for each of its two
+    trees: 4 of the 6 seconds of its merge at 5,000 records.)"""
     recent = [mtime for mtime in times.values() if mtime >= taken - RACY_NS]
     if len(recent) < SETTLE_FOLDERS:
         return taken
