@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -393,6 +394,19 @@ def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, work
     return results
 
 
+def memory_growth(colds: list[Result]) -> str | None:
+    """How the build process's memory grew from the smallest to the largest N built cold
+    (issue 12 item 3: at 10x the records at most 25% more); None with fewer than two sizes."""
+    mains = sorted((r.n, int(m.group(1))) for r in colds
+                   if (m := re.search(r"\bmain (\d+)", r.roles)))
+    if len(mains) < 2 or mains[0][0] == mains[-1][0] or not mains[0][1]:
+        return None
+    (small, low), (large, high) = mains[0], mains[-1]
+    return (f"build process's largest PSS, cold: {low} MB at N={small}, {high} MB at "
+            f"N={large}: {high / low:.2f}x for {large / small:.1f}x the records "
+            "(issue 12 item 3: at most 1.25x for 10x)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="2000", help="comma-separated N values")
@@ -413,10 +427,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out = args.out.resolve()  # builds run in project folders
     print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}", flush=True)
+    colds = []
     for n in (int(x) for x in args.sizes.split(",")):
-        run(n, args.out, jobs=args.jobs, baseline=args.baseline, incremental=args.incremental,
-            workers=args.workers, verify=args.verify, keep=args.keep, percent=args.refresh,
-            warm=args.warm)
+        colds.append(run(n, args.out, jobs=args.jobs, baseline=args.baseline,
+                         incremental=args.incremental, workers=args.workers, verify=args.verify,
+                         keep=args.keep, percent=args.refresh, warm=args.warm)[0])
+    growth = memory_growth(colds)
+    if growth is not None:
+        print(growth, flush=True)
     return 0
 
 

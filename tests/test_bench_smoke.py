@@ -46,6 +46,17 @@ def test_sites_are_compared_by_inode_first_then_by_bytes(tmp_path: Path) -> None
     assert run.different(one, one) == []
 
 
+def test_the_build_processs_memory_growth_is_told_between_sizes() -> None:
+    def cold(n: int, roles: str) -> run.Result:
+        return run.Result("errdocs cold -j2", n, 1.0, 1, 1.0, 1.0, 1.0, 1, 1, "", "", roles)
+
+    assert run.memory_growth([cold(2000, "main 60, worker 70")]) is None
+    assert run.memory_growth([cold(20000, "main 162, worker 184"),
+                              cold(2000, "main 60, worker 70")]) == (
+        "build process's largest PSS, cold: 60 MB at N=2000, 162 MB at N=20000: 2.70x for "
+        "10.0x the records (issue 12 item 3: at most 1.25x for 10x)")
+
+
 def test_smoke_run_prints_every_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                        ) -> None:
     results = run.run(20, tmp_path, jobs=2, baseline=True, incremental=True, workers=True,
