@@ -69,7 +69,7 @@ from errdocs.pages.write import (
 from errdocs.plugins.unit import nav_paths
 from errdocs.project import Settings, check_site_url
 from errdocs.records.problems import Problem, Severity
-from errdocs.search.boxdata import BOXES, FILTERS, box_data, filter_files
+from errdocs.search.boxdata import BOXES, FILTERS, BoxData, box_data, filter_files
 from errdocs.search.boxdata import forget as forget_box_data
 from errdocs.search.boxdata import keep as keep_box_data
 from errdocs.search.units import build_search_unit, plan_search, searchable_pages
@@ -620,20 +620,22 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
     written = write_changed(settings.out_dir, [*root_pages, home, *resolve])[0]
-    for data, row in ((boxes, BOXES), (filters, FILTERS)):
-        if data.pages is not None:  # made again: the files on disk are no longer known ...
-            forget_box_data(work, row)  # (only the files not on disk as they are: pages)
-            written += write_changed(settings.out_dir, data.pages)[0]
-            keep_box_data(work, data, row)  # ... until all are written
+    written += _write_box_data(settings, boxes, BOXES) + _write_box_data(settings, filters,
+                                                                         FILTERS)
+    # Their contents are on disk now: not held while the rest is made (the preparation's
+    # peak came after, with them: 20,000 records' filter data are ~30 MB of strings).
+    boxes, filters = replace(boxes, pages=None), replace(filters, pages=None)
     static, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
+    static_keys = file_keys(static)
+    del static  # the paged index's contents, on disk too
     everything = _global_key(settings)
     lines = lines_key(lights, rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
                                          everything),
                      units_data_of(lines), lambda data: units_from_data(data)[1])
-    files = boxes.files + filters.files + file_keys(static)
+    files = boxes.files + filters.files + static_keys
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
                          lambda: data_units(files, everything), units_data, units_from)
     memo.save()
@@ -657,6 +659,17 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      found.problems, len(found.lights), written, boxes.problems,
                      boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]),
                      docs.edited & generated)
+
+
+def _write_box_data(settings: Settings, data: BoxData, row: str) -> int:
+    """Write the data files made again (none when those on disk are the ones ``data.key``
+    gives); how many were written."""
+    if data.pages is None:
+        return 0
+    forget_box_data(settings.work_dir, row)  # the files on disk are no longer known ...
+    written = write_changed(settings.out_dir, data.pages)[0]
+    keep_box_data(settings.work_dir, data, row)  # ... until all are written
+    return written
 
 
 def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[Light],
