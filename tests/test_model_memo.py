@@ -185,6 +185,39 @@ def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
     assert units_from(marshal.loads(marshal.dumps(units_data(units)))) == units
 
 
+def test_a_decoded_entry_holds_its_light_records_strings(tmp_path: Path) -> None:
+    """Decoded with the light records read now, an entry is equal to the one kept, and its text
+    equal to its record's is the record's very string (not held twice); a record whose text
+    changed keeps the entry's own."""
+    from dataclasses import replace
+
+    from errdocs.catalog.model import build_catalog
+    from errdocs.catalog.scan import scan
+
+    lights = scan([synth.write(30, tmp_path / "data.jsonl", seed=4)], tmp_path / "work").lights
+    catalog = build_catalog(x.record for x in lights)
+    row = marshal.loads(marshal.dumps(memo.catalog_data(catalog)))
+    changed = lights[0]
+    now = {x.record.id: x for x in lights}
+    now[changed.record.id] = replace(changed, record=replace(
+        changed.record, error_message=changed.record.error_message + " (now)"))
+    again = memo.catalog_from(row, like=now)
+    assert list(again.entries.items()) == list(catalog.entries.items())
+    shared = 0
+    for record_id, entry in again.entries.items():
+        record = now[record_id].record
+        for text, mine in ((entry.message, record.error_message), (entry.file, record.file_path),
+                           (entry.summary, record.documentation),
+                           (entry.analyzed_at, record.analyzed_at)):
+            if text is not None and text == mine:
+                assert text is mine
+                shared += 1
+    assert shared > 3 * len(lights)
+    assert again.entries[changed.record.id].message == changed.record.error_message
+    plain = memo.catalog_from(row)
+    assert plain.entries[lights[1].record.id].message is not lights[1].record.error_message
+
+
 def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Path) -> None:
     """The rows outlive errdocs' code (the memo key tells them apart): an earlier build's
     units are reused in part only when made by an errdocs of the same render key."""

@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from errdocs.pages.render import Page
-from errdocs.pages.write import WriteReport, write_pages
+from errdocs.pages.write import (
+    MANIFEST,
+    WriteReport,
+    claim,
+    drop_stale,
+    read_manifest,
+    write_pages,
+)
 
 
 def test_rewrites_only_changed_files_and_removes_stale_ones(tmp_path: Path) -> None:
@@ -45,3 +52,21 @@ def test_a_tampered_manifest_never_deletes_outside(tmp_path: Path) -> None:
     (out / ".errdocs-manifest.json").write_text('{"files": ["../victim.md"]}')
     write_pages(out, [])
     assert victim.read_text() == "keep"
+
+
+def test_a_build_holding_only_the_stale_paths_ends_as_the_manifest_says(tmp_path: Path) -> None:
+    """``drop_stale`` given what :func:`claim` listed beyond the pages: those files go and the
+    manifest lists the pages alone; with nothing stale, nothing is written."""
+    out = tmp_path / "out"
+    write_pages(out, [Page("a.md", "a"), Page("old/b.md", "b")])
+    (out / "mine.md").write_text("hand-written")
+    current = {"a.md", "c.md"}
+    stale = claim(out, current) - current
+    assert stale == {"old/b.md"}
+    assert drop_stale(out, current, stale) == 1
+    assert not (out / "old").exists() and (out / "mine.md").read_text() == "hand-written"
+    assert read_manifest(out) == current
+    manifest = out / MANIFEST
+    before = manifest.stat().st_mtime_ns
+    assert drop_stale(out, current, claim(out, current) - current) == 0
+    assert manifest.stat().st_mtime_ns == before and read_manifest(out) == current

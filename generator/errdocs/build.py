@@ -13,6 +13,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +25,7 @@ from errdocs.catalog.memo import (
     INDEX_PAGES,
     ROOT_PAGES,
     UNITS,
+    Decoder,
     Memo,
     catalog_data,
     catalog_from,
@@ -62,6 +64,7 @@ from errdocs.pages.write import (
     MANIFEST,
     TEMPORARY,
     claim,
+    drop_stale,
     remove_temporaries,
     update_manifest,
     write_changed,
@@ -215,7 +218,8 @@ class _Prepared:
     ctx: Context
     units: list[Unit]
     generated: set[str]
-    known: set[str]
+    stale: frozenset[str]
+    """What the manifest lists beyond ``generated``: deleted once the units are built."""
     absent: frozenset[str]
     """Generated pages missing from the generated tree (deleted by hand): their units are
     built again, which writes them."""
@@ -327,8 +331,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
             results = _build(ctx, dirty, workers, show_progress, ready)
             removed, searchable = 0, None
             if selection is None:
-                removed = update_manifest(settings.out_dir, sorted(prepared.generated),
-                                          prepared.known)
+                removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
             journal.settle(work, pending, None if selection is None else chosen)
             if selection is None:
                 searchable, merged = _assemble(settings, prepared, show_progress, full_text,
@@ -390,7 +393,7 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
         written = prepared.written
         for unit in prepared.units:
             written += write_changed(settings.out_dir, unit_markdown(ctx, unit))[0]
-        removed = update_manifest(settings.out_dir, sorted(prepared.generated), prepared.known)
+        removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
         with contextlib.suppress(OSError, ErrdocsError):  # every page written as it differed
             edits.seal_generated(work)
     return ShardedReport(
@@ -575,7 +578,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Whatever comes next may change the units, the generated tree or the site: the settled
     # row no longer names them (the scan before only wrote facts about the inputs).
     settled.forget(work)
-    docs = walk.docs()  # before any is written
+    docs = walk.take()  # before any is written
     # A data file written into is the very file a data unit (and the site) links: that
     # unit is built again from nothing once the file is written anew (below).
     edits.forget_holding(work, docs.linked)
@@ -585,9 +588,12 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
     model = model_key(found.lights, rendering)
+    by_id = {x.record.id: x for x in found.lights}
+    # One decoder for the row, whoever asks (memo.previous decodes a row once a decoder).
+    decode = partial(catalog_from, like=by_id)
     catalog = memo.get(CATALOG, model, lambda: build_catalog(
-        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights)),
-                       catalog_data, catalog_from)
+        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights, decode)),
+                       catalog_data, decode)
     spare_existing()  # the catalogue too
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
@@ -617,6 +623,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     known = claim(settings.out_dir, generated)
     hand_written, present = _hand_written(settings, docs, known)
     _check_reserved(hand_written)
+    # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
+    # 310,000 records: only what the end needs of them is kept.
+    stale, absent = frozenset(known - generated), frozenset(generated - present)
+    del known, present
+    docs = replace(docs, files=[])
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
     written = write_changed(settings.out_dir, [*root_pages, home, *resolve])[0]
@@ -633,7 +644,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     lines = lines_key(lights, rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
-                                         everything),
+                                         everything, decode),
                      units_data_of(lines), lambda data: units_from_data(data)[1])
     files = boxes.files + filters.files + static_keys
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
@@ -645,7 +656,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items
               if item.id in catalog.entries}  # what the "what changed" pages link to
-    ctx = Context(settings, work, catalog, {x.record.id: x for x in lights},
+    ctx = Context(settings, work, catalog, by_id,
                   found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
@@ -655,7 +666,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)
     spare_existing()  # and the plan
-    return _Prepared(ctx, units, generated, known, frozenset(generated - present),
+    return _Prepared(ctx, units, generated, stale, absent,
                      found.problems, len(found.lights), written, boxes.problems,
                      boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]),
                      docs.edited & generated)
@@ -673,11 +684,11 @@ def _write_box_data(settings: Settings, data: BoxData, row: str) -> int:
 
 
 def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[Light],
-                catalog: Catalog, everything: str) -> list[Unit]:
+                catalog: Catalog, everything: str, decode: Decoder) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
     from kept with them (``keys``: the lines' key and the model's)."""
-    units = page_units(lights, catalog, everything, previous_units(memo, rendering))
+    units = page_units(lights, catalog, everything, previous_units(memo, rendering, decode))
     keep_lines(memo, *keys, rendering, lights)
     return units
 
@@ -856,6 +867,13 @@ class _Walk:
             self._docs = (self._waiting() if self._waiting is not None
                           else _walk_docs(self._settings, self.sealed))
         return self._docs
+
+    def take(self) -> _Docs:
+        """The walk's files, no longer held here: the build drops them once it has sorted
+        them (at 310,000 records the list is ~83 MB, else held while every unit builds)."""
+        docs = self.docs()
+        self._docs = replace(docs, files=[])  # what edited() reads stays
+        return docs
 
     def edited(self) -> bool:
         """True when a file of the generated tree was written into since the build that left

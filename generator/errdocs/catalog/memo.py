@@ -37,7 +37,7 @@ import hashlib
 import marshal
 import sqlite3
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from operator import attrgetter
 from pathlib import Path
@@ -59,6 +59,10 @@ BLOBS = """CREATE TABLE IF NOT EXISTS memo_blobs (
 """Each row's key, the digest of its bytes and the bytes (:mod:`marshal`'s)."""
 _SWEEP = "DELETE FROM memo_blobs WHERE id NOT IN (SELECT blob FROM memo_rows)"
 """Drop the bytes no row points to: an earlier row's, or what a killed build wrote."""
+_WRITE_BLOCK = 1 << 20
+"""Bytes of a row written at once."""
+_WRITE_CACHE_KIB = 2048
+"""SQLite's page cache while a row is written (its default)."""
 _OLD = "model_memo"
 """The table of errdocs before the blobs (each row's bytes written at the end): dropped."""
 CATALOG = "catalog"
@@ -86,6 +90,8 @@ _FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError
 """What decoding bytes that are not what this module wrote may raise (a miss)."""
 
 T = TypeVar("T")
+Decoder = Callable[[Any], Catalog]
+"""What makes the catalogue model of a :data:`CATALOG` row's decoded bytes."""
 
 
 def model_key(lights: Iterable[Light], code: str) -> str:
@@ -183,8 +189,18 @@ class Memo:
                 db.execute(ROWS)
                 db.execute(_SWEEP)
                 self._swept = True
-            blob = db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES (?, ?, ?)",
-                              (key, _digest(data), data)).lastrowid
+            # The bytes pass through in blocks and a small page cache: bound whole, SQLite
+            # copied them, and its 64 MiB cache filled with their pages (at 310,000 records
+            # the units' row of 62 MB was ~190 MB at the preparation's peak).
+            db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
+            blob = db.execute("INSERT INTO memo_blobs (key, digest, data) "
+                              "VALUES (?, ?, zeroblob(?))",
+                              (key, _digest(data), len(data))).lastrowid
+            assert blob is not None
+            view = memoryview(data)
+            with db.blobopen("memo_blobs", "data", blob) as handle:
+                for start in range(0, len(data), _WRITE_BLOCK):
+                    handle.write(view[start:start + _WRITE_BLOCK])
             catalogue.commit(prune=False)
         assert blob is not None
         self._new[name] = blob
@@ -256,13 +272,14 @@ def catalog_data(catalog: Catalog) -> tuple[Any, ...]:
     return entries, groups, relations
 
 
-def catalog_from(data: Any) -> Catalog:
+def catalog_from(data: Any, like: Mapping[str, Light] | None = None) -> Catalog:
     """The catalogue :func:`catalog_data` gave ``data`` for (raises one of :data:`_FAILED`
-    when ``data`` is not such a value)."""
+    when ``data`` is not such a value). ``like``: the light records read now, by id; an
+    entry's text equal to its record's is that very string (:func:`_shared`)."""
     rows, groups, relations = data
     entries = {}
     for row in rows:
-        entry = Entry(*row)
+        entry = Entry(*row) if like is None else _shared(row, like.get(row[0]))
         entries[entry.record_id] = entry
     if len(groups) != len(_KINDS) or len(relations) != 5:
         raise ValueError("not a catalogue model")
@@ -274,6 +291,27 @@ def catalog_from(data: Any) -> Catalog:
                                                category_files))
 
 
+_SHARED = (("message", "error_message"), ("file", "file_path"), ("summary", "documentation"),
+           ("analyzed_at", "analyzed_at"))
+"""An entry's fields holding the same text as a field of its light record (by name), when
+neither changed."""
+_AT = tuple(_ENTRY.index(field) for field, _attribute in _SHARED)
+_MINE = attrgetter(*(attribute for _field, attribute in _SHARED))
+
+
+def _shared(row: tuple[Any, ...], light: Light | None) -> Entry:
+    """The entry of ``row``, its text the strings of ``light`` where equal. Decoded, a row's
+    strings are its own: at 310,000 records those that equal a light record's were ~190 MB
+    held twice while every unit builds (a description is most often its own summary)."""
+    if light is None:
+        return Entry(*row)
+    values = list(row)
+    for at, mine in zip(_AT, _MINE(light.record), strict=True):
+        if values[at] == mine:
+            values[at] = mine
+    return Entry(*values)
+
+
 def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[Light]) -> None:
     """Keep each record's line hash (with ``code``, the render key they were read with, and
     ``model``, the key of the catalogue model made of them) as the :data:`LINES` row of
@@ -281,22 +319,25 @@ def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[L
     memo.keep(LINES, lines, (code, model, {x.record.id: x.line_hash for x in lights}))
 
 
-def previous_model(memo: Memo, code: str) -> tuple[str, Catalog, dict[str, str]] | None:
+def previous_model(memo: Memo, code: str, decode: Decoder = catalog_from
+                   ) -> tuple[str, Catalog, dict[str, str]] | None:
     """The catalogue model an earlier build kept, the key of the lines it was made from
     (:func:`lines_key`) and each record's line hash then, or ``None``. Only those of an
     errdocs whose render key was ``code``: the rows outlive errdocs' code, and another errdocs
-    may make other entries and keys of the same lines."""
-    catalog = memo.previous(CATALOG, catalog_from)
+    may make other entries and keys of the same lines. ``decode``: the :data:`CATALOG` row's
+    decoder, the one the build took the row with (a row is decoded once a decoder)."""
+    catalog = memo.previous(CATALOG, decode)
     lines = memo.previous(LINES, _lines_from) if catalog else None
     if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[1][1]:
         return None  # another errdocs's, or not of one model (a lost or damaged row)
     return lines[0], catalog[1], lines[1][2]
 
 
-def kept_entries(memo: Memo, code: str, lights: Iterable[Light]) -> dict[str, Entry]:
+def kept_entries(memo: Memo, code: str, lights: Iterable[Light],
+                 decode: Decoder = catalog_from) -> dict[str, Entry]:
     """The entries an earlier build's model (:func:`previous_model`) has of the records whose
     line did not change, by id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
-    found = previous_model(memo, code)
+    found = previous_model(memo, code, decode)
     if found is None:
         return {}
     _key, catalog, lines = found
@@ -305,11 +346,11 @@ def kept_entries(memo: Memo, code: str, lights: Iterable[Light]) -> dict[str, En
             if lines.get(x.record.id) == x.line_hash and x.record.id in entries}
 
 
-def previous_units(memo: Memo, code: str) -> Previous | None:
+def previous_units(memo: Memo, code: str, decode: Decoder = catalog_from) -> Previous | None:
     """The page units an earlier build kept, with the catalogue model and the line hashes
     they were made from (rows of one lines key; :func:`previous_model`), or ``None``."""
     units = memo.previous(UNITS, units_from_data)
-    found = previous_model(memo, code) if units else None
+    found = previous_model(memo, code, decode) if units else None
     if units is None or found is None or units[1][0] != found[0]:
         return None
     return Previous(found[1], found[2], units[1][1])

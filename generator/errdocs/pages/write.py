@@ -101,6 +101,20 @@ def update_manifest(out_dir: Path, current: Iterable[str], known: set[str] | Non
     return removed
 
 
+def drop_stale(out_dir: Path, current: Iterable[str], stale: Iterable[str]) -> int:
+    """:func:`update_manifest` when the manifest is what :func:`claim` returned for
+    ``current`` and ``stale`` is what it lists beyond ``current``: those files are deleted and
+    the manifest lists ``current`` alone (not written when nothing is stale: it does already).
+    A build holds the few stale paths, not the whole manifest (~100 MB at 310,000 records)."""
+    stale = set(stale)
+    if not stale:
+        return 0
+    out_dir.mkdir(parents=True, exist_ok=True)
+    removed = _remove_stale(out_dir, stale)
+    _write_manifest(out_dir, current)
+    return removed
+
+
 def read_manifest(out_dir: Path) -> set[str]:
     """Paths written by the previous run (empty when there was none)."""
     try:
@@ -129,14 +143,18 @@ def _write_if_changed(target: Path, data: bytes) -> bool:
     return True
 
 
-def atomic_write(target: Path, data: bytes) -> None:
+def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
     """Write via a temporary file and rename, so a reader never sees half a file and a killed
-    run leaves the old one (and a temporary file, named :data:`TEMPORARY`...)."""
+    run leaves the old one (and a temporary file, named :data:`TEMPORARY`...). ``data``: the
+    bytes, or their parts in order (a large file is then never whole in memory)."""
     tmp = ""
     try:
         fd, tmp = _temporary(target.parent)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                handle.writelines(data)
         os.replace(tmp, target)
     except BaseException as exc:
         if tmp:
