@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import errno
 import gc
+import os
 import sys
 import threading
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -396,15 +398,15 @@ def test_a_spare_tree_is_brought_up_to_date_without_the_units_records_of_what_th
 def _stats_readers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The threads that read a tree's folder stats (every call from now on, by name)."""
     readers: list[str] = []
-    real = folders.lstats
+    real = folders.folder_times
 
     def spying(root: str, found: list[str], stop: threading.Event | None = None
-               ) -> list[folders.Stat]:
+               ) -> array[int]:
         readers.append(threading.current_thread().name)
         return real(root, found, stop)
 
-    monkeypatch.setattr(folders, "lstats", spying)
-    monkeypatch.setattr(merge, "lstats", spying)
+    monkeypatch.setattr(folders, "folder_times", spying)
+    monkeypatch.setattr(merge, "folder_times", spying)
     return readers
 
 
@@ -474,10 +476,10 @@ def test_a_build_failing_while_the_stats_are_read_ahead_stops_the_reading(
     _build(project, data, site)
     before = site_tree(site)
     started = threading.Event()
-    real, units_stage = folders.lstats, build_module._build
+    real, units_stage = folders.folder_times, build_module._build
 
     def slow(root: str, found: list[str], stop: threading.Event | None = None
-             ) -> list[folders.Stat]:
+             ) -> array[int]:
         started.set()
         assert stop is not None and stop.wait(30)  # told to stop by the failing build
         return real(root, found, stop)
@@ -486,13 +488,13 @@ def test_a_build_failing_while_the_stats_are_read_ahead_stops_the_reading(
         assert started.wait(30)
         raise OSError(errno.EIO, "Input/output error", "a unit's page")
 
-    monkeypatch.setattr(folders, "lstats", slow)
+    monkeypatch.setattr(folders, "folder_times", slow)
     monkeypatch.setattr(build_module, "_build", failing)
     with pytest.raises(OSError):
         _build(project, changed, site)
     assert not [t for t in threading.enumerate() if t.name == "errdocs-read-ahead"]
     assert site_tree(site) == before
-    monkeypatch.setattr(folders, "lstats", real)
+    monkeypatch.setattr(folders, "folder_times", real)
     monkeypatch.setattr(build_module, "_build", units_stage)
     _build(project, changed, site)
     assert site_tree(site) == _cold(tmp_path, changed, "b")
@@ -575,3 +577,37 @@ def test_a_build_that_made_every_page_again_brings_the_spare_tree_up_to_date(
     fresh = _renamed(copy_project(tmp_path / "fresh"))
     _build(fresh, changed, fresh / "site")
     assert site_tree(site) == site_tree(fresh / "site")
+
+
+def test_folder_times_are_each_folders_own_in_order(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read in parts on threads, the times come back in the folders' order; a file, a link to
+    # a folder and a path that is gone are not folders; once told to stop, none is read.
+    monkeypatch.setattr(folders, "LSTAT_CHUNK", 3)
+    names = [f"d{n:02}" for n in range(10)]
+    for number, name in enumerate(names):
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, ns=(number * 10**9, number * 10**9))
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "link").symlink_to(tmp_path / "d00")
+    asked = ["", *names, "file", "link", "gone", "d03"]
+    found = folders.folder_times(str(tmp_path), asked)
+    assert list(found) == [os.lstat(tmp_path).st_mtime_ns,
+                           *(n * 10**9 for n in range(10)),
+                           *[folders.NOT_A_FOLDER] * 3, 3 * 10**9]
+    stop = threading.Event()
+    stop.set()
+    assert list(folders.folder_times(str(tmp_path), asked, stop)) == (
+        [folders.NOT_A_FOLDER] * len(asked))
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, 7])
+def test_folder_times_written_in_parts_read_back_whole(tmp_path: Path, count: int,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Written a few folders at a time, the file reads back as the times and the time kept.
+    monkeypatch.setattr(folders, "TIMES_PART", 3)
+    times = {"": 1, **{f'a/"b" \\ é{n}': -n * 10**18 for n in range(count)}}
+    file = tmp_path / "times.json"
+    folders.write_times(file, times, 1234)
+    assert folders.read_times(file) == (times, 1234)
+    assert list(tmp_path.iterdir()) == [file]

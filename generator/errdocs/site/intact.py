@@ -19,11 +19,10 @@ spare tree's folders (22 s out of the cache) before linking nothing and swapping
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from errdocs.site.folders import lstat, read_times, times_file
+from errdocs.site.folders import NOT_A_FOLDER, folder_time, read_times, times_file
 from errdocs.site.merge import (
     RACY_NS,
     SETTLE_FOLDERS,
@@ -72,10 +71,10 @@ def _doubtful(root: str, times: dict[str, int], taken: int) -> list[str] | None:
     trusted_before = taken - RACY_NS
     doubtful = [""]
     for relative, kept in times.items():
-        info = lstat(f"{root}/{relative}" if relative else root)
-        if info is None or not stat.S_ISDIR(info[0]):
+        mtime = folder_time(f"{root}/{relative}" if relative else root)
+        if mtime == NOT_A_FOLDER:
             return None
-        if relative and (info[1] != kept or kept >= trusted_before):
+        if relative and (mtime != kept or kept >= trusted_before):
             doubtful.append(relative)
             if len(doubtful) > LISTED:
                 return None

@@ -31,7 +31,6 @@ import functools
 import gzip
 import hashlib
 import itertools
-import json
 import os
 import re
 import secrets
@@ -44,7 +43,15 @@ from pathlib import Path
 
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.write import atomic_write
-from errdocs.site.folders import Ahead, Stat, lstat, lstats, read_times, times_file
+from errdocs.site.folders import (
+    NOT_A_FOLDER,
+    Ahead,
+    folder_time,
+    folder_times,
+    read_times,
+    times_file,
+    write_times,
+)
 from errdocs.site.owner import MARKER, check_replaceable, discard, is_ours, mark
 from errdocs.site.state import TIMES, Place, forget_others, live_is_known
 
@@ -329,7 +336,7 @@ def _note_times(tree: Path, folders: Iterable[str], file: Path, goes_live: bool)
     times = {relative: os.lstat(os.path.join(tree, relative)).st_mtime_ns
              for relative in folders}
     taken = _trusted_from(times, taken, goes_live)
-    atomic_write(file, json.dumps({"taken": taken, "times": times}).encode("utf-8"))
+    write_times(file, times, taken)
 
 
 def _new_folder(home: Path, prefix: str) -> Path:
@@ -431,7 +438,7 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
             ordered, stats = early.folders, early.stats
         else:
             ordered = sorted(before_times[0])
-            stats = lstats(job.root, ordered)
+            stats = folder_times(job.root, ordered)
         _list_changed(job, *before_times, ordered, stats)
         touched = _update(tree, before, units, work, job.listed)
         if touched is None:
@@ -441,7 +448,7 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     if file is not None:
         # Folders this repair changed keep the time read before: they are listed next time.
         taken = _trusted_from(job.times, taken, goes_live)
-        atomic_write(file, json.dumps({"taken": taken, "times": job.times}).encode("utf-8"))
+        write_times(file, job.times, taken)
     return True
 
 
@@ -505,25 +512,25 @@ def _read_again(job: _Repair, folders: set[str]) -> None:
 
 
 def _list_changed(job: _Repair, known: dict[str, int], then: int, ordered: list[str],
-                  stats: list[Stat]) -> None:
+                  stats: Sequence[int]) -> None:
     """List the folders of ``known`` (read at ``then``) whose time changed, parents first
     (a folder is taken only through parents seen to be folders, never through a link put
     there: their stats, all read ahead at once, are of the folders before any was put right,
     and a folder whose parent was is looked at again), and every folder found in them that
     ``known`` does not have. ``ordered``: the folders of ``known`` sorted (a parent sorts
-    before what it holds); ``stats``: their :func:`lstat`, in that order."""
+    before what it holds); ``stats``: their :func:`folder_time`, in that order."""
     real, times, prefix, settled = job.real, job.times, job.root + "/", then - RACY_NS
     for relative, early in zip(ordered, stats, strict=True):
-        info = early
+        mtime = early
         if relative:
             held = real.get(relative.rpartition("/")[0])
             if held is None or (held is not _KNOWN and relative not in held):
                 continue  # gone or replaced (seen listing its parent), or under such a folder
             if held is not _KNOWN:  # its parent was just put right: what it holds now
-                info = lstat(prefix + relative)
-        if info is None or not stat.S_ISDIR(info[0]):
+                mtime = folder_time(prefix + relative)
+        if mtime == NOT_A_FOLDER:
             continue
-        mtime = times[relative] = info[1]
+        times[relative] = mtime
         if relative and mtime == known[relative] and mtime < settled:
             # Unchanged: it holds what it held, and its folders are the known ones.
             real[relative] = _KNOWN
