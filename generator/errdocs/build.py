@@ -334,6 +334,9 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
                 removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
             journal.settle(work, pending, None if selection is None else chosen)
             if selection is None:
+                if not full_text:  # (the search pieces read them: built in _assemble)
+                    del ctx  # the merge reads neither the records nor the catalogue
+                    prepared = _records_dropped(prepared)
                 searchable, merged = _assemble(settings, prepared, show_progress, full_text,
                                                ahead)
         notes = look.notes()
@@ -355,6 +358,14 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
         sum(r.pages for r in results), written, removed, selection is None, searchable,
         max(0, len(prepared.generated) - written), prepared.lookup_problems,
         prepared.unconverted, notes)
+
+
+def _records_dropped(prepared: _Prepared) -> _Prepared:
+    """``prepared`` without the records' light copies and the catalogue, once every unit is
+    built: the merge's own memory (~150 MB at 310,000 records) then takes theirs rather
+    than coming on top of it."""
+    bare = Catalog({}, {kind: {} for kind in GroupKind})
+    return replace(prepared, ctx=replace(prepared.ctx, catalog=bare, lights={}))
 
 
 def _keep_history(past: History) -> tuple[str, ...]:
