@@ -217,7 +217,8 @@ class _Prepared:
 
     ctx: Context
     units: list[Unit]
-    generated: set[str]
+    generated: tuple[str, ...]
+    """The generated tree's paths of every file errdocs makes there."""
     stale: frozenset[str]
     """What the manifest lists beyond ``generated``: deleted once the units are built."""
     absent: frozenset[str]
@@ -637,7 +638,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
     # 310,000 records: only what the end needs of them is kept.
     stale, absent = frozenset(known - generated), frozenset(generated - present)
-    del known, present
+    edited = docs.edited & generated
+    made = tuple(generated)  # (the set's table alone was 32 MB at 310,000 records)
+    del known, present, generated
     docs = replace(docs, files=[])
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
@@ -677,10 +680,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)
     spare_existing()  # and the plan
-    return _Prepared(ctx, units, generated, stale, absent,
+    return _Prepared(ctx, units, made, stale, absent,
                      found.problems, len(found.lights), written, boxes.problems,
                      boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]),
-                     docs.edited & generated)
+                     edited)
 
 
 def _write_box_data(settings: Settings, data: BoxData, row: str) -> int:
@@ -877,6 +880,7 @@ class _Walk:
         if self._docs is None:
             self._docs = (self._waiting() if self._waiting is not None
                           else _walk_docs(self._settings, self.sealed))
+            self._waiting = None  # (its future holds the walk's files too)
         return self._docs
 
     def take(self) -> _Docs:
