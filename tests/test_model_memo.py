@@ -218,6 +218,23 @@ def test_a_decoded_entry_holds_its_light_records_strings(tmp_path: Path) -> None
     assert plain.entries[lights[1].record.id].message is not lights[1].record.error_message
 
 
+def test_earlier_rows_are_held_until_forgotten(tmp_path: Path, project: Path) -> None:
+    """An earlier row is decoded once, held for whoever asks again, and not held once the
+    build forgets the earlier rows (its last reader is done)."""
+    build_project(project, synth.write(12, tmp_path / "data.jsonl", seed=11))
+    kept = memo.Memo(project / ".errdocs")
+    decoded: list[object] = []
+
+    def spy(data: object) -> object:
+        decoded.append(data)
+        return data
+
+    first = kept.previous(memo.LINES, spy)
+    assert first is not None and kept.previous(memo.LINES, spy) is first and len(decoded) == 1
+    kept.forget_previous()
+    assert kept.previous(memo.LINES, spy) == first and len(decoded) == 2
+
+
 def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Path) -> None:
     """The rows outlive errdocs' code (the memo key tells them apart): an earlier build's
     units are reused in part only when made by an errdocs of the same render key."""

@@ -703,6 +703,7 @@ def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[
     pages whose inputs did not change keep their keys), and the line hashes they are made
     from kept with them (``keys``: the lines' key and the model's)."""
     units = page_units(lights, catalog, everything, previous_units(memo, rendering, decode))
+    memo.forget_previous()  # the last to read them
     keep_lines(memo, *keys, rendering, lights)
     return units
 
