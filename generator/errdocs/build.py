@@ -363,8 +363,8 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
 
 def _records_dropped(prepared: _Prepared) -> _Prepared:
     """``prepared`` without the records' light copies and the catalogue, once every unit is
-    built: the merge's own memory (~150 MB at 310,000 records) then takes theirs rather
-    than coming on top of it."""
+    built: the merge's own memory (~150 MB at 310,000 records) then reuses some of theirs
+    (30 MB less at the build process's peak)."""
     bare = Catalog({}, {kind: {} for kind in GroupKind})
     return replace(prepared, ctx=replace(prepared.ctx, catalog=bare, lights={}))
 
