@@ -202,7 +202,6 @@ class Memo:
                 for start in range(0, len(data), _WRITE_BLOCK):
                     handle.write(view[start:start + _WRITE_BLOCK])
             catalogue.commit(prune=False)
-        assert blob is not None
         self._new[name] = blob
 
     def remember(self, model: str) -> Callable[[str, Callable[[], dict[str, str]]],

@@ -114,7 +114,7 @@ def _times_parts(times: dict[str, int], taken: int) -> Iterator[bytes]:
     items = iter(times.items())
     first = True
     while part := dict(itertools.islice(items, TIMES_PART)):
-        text = json.dumps(part)[1:-1]  # (no folder: an empty dict's text is "{}")
+        text = json.dumps(part)[1:-1]  # its folders without the braces around them
         yield (text if first else ", " + text).encode("utf-8")
         first = False
     yield b"}}"
