@@ -4,6 +4,7 @@ a cold build's. The real runs (N=2,000 to 310,000) stay out of the test suite.""
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -109,3 +110,27 @@ def test_memory_phases_measure_the_builds_own_steps(tmp_path: Path,
     assert steps == ["imports", *memphases.STEPS.values(), "given back"]
     assert re.search(r"^peak RSS of the build process \(VmHWM\): \d+\.\d MB$", out, re.M)
     assert "units:" not in out and "Site built" not in out
+
+
+@pytest.mark.parametrize("pin", [None, "a pinned digest"])
+def test_the_refresh_bench_measures_each_build_and_compares_the_site(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], pin: str | None) -> None:
+    # Builds of a project already built, one per data file, then one with nothing changed;
+    # the last site is compared with a cold build's. A pinned digest builds the same site.
+    import refresh
+
+    a = synth.write(30, tmp_path / "a.jsonl", seed=5)
+    b, _count = run.change_records(a, tmp_path / "b.jsonl", 10)
+    cold = run.project(tmp_path / "cold")
+    shutil.copyfile(b, cold / "data.jsonl")
+    run.timed([sys.executable, "-m", "errdocs", "build", "data.jsonl", "-j", "1"], cold)
+    where = run.project(tmp_path / "p")
+    argv = [str(where), str(a), str(b), "--noop", "--jobs", "1", "--reference",
+            str(cold / "site"), *(["--pin", pin] if pin else [])]
+    assert refresh.main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line[:28].strip() for line in out[:3]] == [
+        "refresh to a.jsonl", "refresh to b.jsonl", "nothing changed"]
+    assert all(re.search(r" \d+\.\d s   peak RSS +\d+ MB \(PSS +\d+ MB\)   largest PSS, MB: "
+                         r"main \d+", line) for line in out[:3])
+    assert out[3] == f"site against {cold / 'site'}: 0 files differ"
