@@ -611,3 +611,14 @@ def test_folder_times_written_in_parts_read_back_whole(tmp_path: Path, count: in
     folders.write_times(file, times, 1234)
     assert folders.read_times(file) == (times, 1234)
     assert list(tmp_path.iterdir()) == [file]
+
+
+def test_kept_times_are_sorted_with_their_times_and_tell_their_folders() -> None:
+    # What a repair reads of the kept times: every folder once, a parent before what it
+    # holds, each with its own time; membership as the dict's, without it.
+    times = {"b": 2, "": 0, "a/c": 3, "a": 1, "a b": 4}
+    kept = folders.Kept.of((times, 99))
+    assert kept.folders == ["", "a", "a b", "a/c", "b"] and kept.taken == 99
+    assert dict(zip(kept.folders, kept.times, strict=True)) == times
+    assert all(folder in kept for folder in times)
+    assert not any(folder in kept for folder in ("a/", "c", "a/c/d", "0", "z"))

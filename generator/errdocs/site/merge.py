@@ -37,7 +37,7 @@ import secrets
 import shutil
 import stat
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +46,7 @@ from errdocs.pages.write import atomic_write
 from errdocs.site.folders import (
     NOT_A_FOLDER,
     Ahead,
+    Kept,
     folder_time,
     folder_times,
     read_times,
@@ -428,18 +429,14 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     it read them from the same kept times."""
     file = times_file(folder, tree)
     early = None if ahead is None else ahead.take(file)
-    before_times = early.times if early else read_times(file) if file is not None else None
     taken = ahead.taken if early and ahead else time.time_ns()
     job = _Repair(str(tree), Wanted(units), {}, {}, set(), set())
-    if before_times is None:
+    kept = early.kept if early else _kept_times(file)
+    if kept is None:
         _list_all(job, "")  # every folder put right: nothing left to update
     else:
-        if early:
-            ordered, stats = early.folders, early.stats
-        else:
-            ordered = sorted(before_times[0])
-            stats = folder_times(job.root, ordered)
-        _list_changed(job, *before_times, ordered, stats)
+        stats = early.stats if early else folder_times(job.root, kept.folders)
+        _list_changed(job, kept, stats)
         touched = _update(tree, before, units, work, job.listed)
         if touched is None:
             return False
@@ -450,6 +447,12 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
         taken = _trusted_from(job.times, taken, goes_live)
         write_times(file, job.times, taken)
     return True
+
+
+def _kept_times(file: Path | None) -> Kept | None:
+    """The kept times in ``file``, None when there are none."""
+    times = None if file is None else read_times(file)
+    return None if times is None else Kept.of(times)
 
 
 def _trusted_from(times: dict[str, int], taken: int, goes_live: bool) -> int:
@@ -511,16 +514,15 @@ def _read_again(job: _Repair, folders: set[str]) -> None:
             job.times[relative] = info.st_mtime_ns
 
 
-def _list_changed(job: _Repair, known: dict[str, int], then: int, ordered: list[str],
-                  stats: Sequence[int]) -> None:
-    """List the folders of ``known`` (read at ``then``) whose time changed, parents first
-    (a folder is taken only through parents seen to be folders, never through a link put
-    there: their stats, all read ahead at once, are of the folders before any was put right,
-    and a folder whose parent was is looked at again), and every folder found in them that
-    ``known`` does not have. ``ordered``: the folders of ``known`` sorted (a parent sorts
-    before what it holds); ``stats``: their :func:`folder_time`, in that order."""
-    real, times, prefix, settled = job.real, job.times, job.root + "/", then - RACY_NS
-    for relative, early in zip(ordered, stats, strict=True):
+def _list_changed(job: _Repair, known: Kept, stats: Sequence[int]) -> None:
+    """List the folders of ``known`` whose time changed, parents first (a folder is taken
+    only through parents seen to be folders, never through a link put there: their stats,
+    all read ahead at once, are of the folders before any was put right, and a folder whose
+    parent was is looked at again), and every folder found in them that ``known`` does not
+    have. ``stats``: the :func:`folder_time` of each of its folders, in their order (a parent
+    sorts before what it holds)."""
+    real, times, prefix, settled = job.real, job.times, job.root + "/", known.taken - RACY_NS
+    for relative, before, early in zip(known.folders, known.times, stats, strict=True):
         mtime = early
         if relative:
             held = real.get(relative.rpartition("/")[0])
@@ -531,7 +533,7 @@ def _list_changed(job: _Repair, known: dict[str, int], then: int, ordered: list[
         if mtime == NOT_A_FOLDER:
             continue
         times[relative] = mtime
-        if relative and mtime == known[relative] and mtime < settled:
+        if relative and mtime == before and mtime < settled:
             # Unchanged: it holds what it held, and its folders are the known ones.
             real[relative] = _KNOWN
             continue
@@ -545,7 +547,7 @@ def _list_all(job: _Repair, relative: str) -> None:
     _list(job, relative, {})
 
 
-def _list(job: _Repair, relative: str, known: dict[str, int]) -> None:
+def _list(job: _Repair, relative: str, known: Container[str]) -> None:
     """Put one folder right: remove what the units do not have there, link again what is not
     their file, make the folders they have that it lacks; list the folders ``known`` does
     not have (new ones)."""
