@@ -107,8 +107,9 @@ def read_times(file: Path) -> Times | None:
 class Kept:
     """A tree's kept folder times as a repair reads them: the folders sorted (a parent sorts
     before what it holds) and their times in that order. A list and an array, not the dict
-    they are read as: at 310,000 records its 745,000 entries and their numbers were ~60 MB
-    more, held while the units build (:class:`Ahead`)."""
+    they are read as, whose table and numbers were held while the units build
+    (:class:`Ahead`): at 310,000 records the units' stage is ~40 MB lower this way (sampled
+    at its end, ~1,420 -> ~1,385 MB)."""
 
     folders: list[str]
     """The folders, sorted."""
