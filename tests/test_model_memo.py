@@ -5,6 +5,7 @@ is a cold build's each time."""
 
 from __future__ import annotations
 
+import json
 import marshal
 import sqlite3
 import sys
@@ -13,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from errdocs import build
-from errdocs.catalog import memo
+from errdocs.catalog import memo, rows
+from errdocs.catalog.model import Catalog, GroupKind, build_catalog
+from errdocs.catalog.scan import Light, scan
 from errdocs.search import boxdata
 
 from .conftest import ROOT
@@ -163,58 +166,152 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
 
+def _with_relatives(data: Path) -> Path:
+    """``data`` and copies of its first records under other ids: the same message in another
+    repository (a family) and in the same file of the same repository (a file's list)."""
+    lines = data.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines[:6]):
+        copy = json.loads(line)
+        record = copy["record"]
+        record["id"] = f"{record['id']}-copy"
+        if number % 2:
+            record["repo"] = f"{record['repo']}-fork"
+        else:
+            record["lineNumber"] = record["lineNumber"] + 1
+        lines.append(json.dumps(copy))
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return data
+
+
+def _round_trip(catalog: Catalog, like: dict[str, Light] | None = None) -> Catalog:
+    """``catalog`` written as the rows of a model and read back."""
+    db = sqlite3.connect(":memory:")
+    for statement in rows.TABLES:
+        db.execute(statement)
+    counts = rows.write_model(db, 7, catalog)
+    rows.write_model(db, 8, build_catalog([]))  # another model beside it is not read
+    return rows.read_model(db, 7, marshal.loads(marshal.dumps(counts)), like)
+
+
+def _models(project: Path) -> dict[str, set[int]]:
+    """The models each table of the model's rows holds rows of."""
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        return {table: {r[0] for r in db.execute(f"SELECT DISTINCT model FROM {table}")}
+                for table in ("model_entries", "model_groups", "model_links")}
+
+
+def _catalog_blob(project: Path) -> int:
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        return int(db.execute("SELECT blob FROM memo_rows WHERE name = ?",
+                              (memo.CATALOG,)).fetchone()[0])
+
+
+@pytest.mark.parametrize("damage", ["entries", "groups", "links", "table"])
+def test_lost_model_rows_make_the_model_again(tmp_path: Path, project: Path,
+                                              made: dict[str, int], damage: str) -> None:
+    """The model's row is only counts: rows gone from its tables make it again (what is made
+    from the model alone is kept: its key did not change), and the site is a cold build's."""
+    data = _with_relatives(synth.write(12, tmp_path / "data.jsonl", seed=8))
+    build_project(project, data)
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        if damage == "table":
+            db.execute("DROP TABLE model_groups")
+        else:
+            db.execute(f"DELETE FROM model_{damage} WHERE seq = "
+                       f"(SELECT max(seq) FROM model_{damage})")
+    build_project(project, data)
+    assert made == {**ALL_ONCE, "catalog": 2}
+    build_project(project, data)  # the rows written again are used
+    assert made == {**ALL_ONCE, "catalog": 2}
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+def test_only_the_models_rows_kept_stay(tmp_path: Path, project: Path) -> None:
+    """A refresh's save drops the earlier model's rows, and the rows of a model written by a
+    build killed before its save go with the next save."""
+    data = _with_relatives(synth.write(12, tmp_path / "data.jsonl", seed=6))
+    build_project(project, data)
+    first = _catalog_blob(project)
+    assert _models(project) == {table: {first} for table in _models(project)}
+    kept = memo.Memo(project / ".errdocs")  # a build killed after writing its model's rows
+    kept.get_rows(memo.CATALOG, "another key", lambda: build_catalog([]), memo.PLAIN)
+    assert _models(project)["model_entries"] == {first}  # (an empty model: no entry rows)
+    prefix_field(data, 2, "errorMessage", "Changed: ")
+    build_project(project, data)
+    second = _catalog_blob(project)
+    assert second != first
+    assert _models(project) == {table: {second} for table in _models(project)}
+
+
 def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
-    """What a row decodes to is the catalogue and the units that were kept, equal and in the
-    same order (every dict a build iterates)."""
-    from errdocs.catalog.model import build_catalog
-    from errdocs.catalog.scan import scan
+    """What a model's rows read back to is the catalogue that was kept, equal and in the same
+    order (every dict a build iterates), and so are the units a row decodes to."""
     from errdocs.units.plan import page_units, units_data, units_from
 
-    data = synth.write(40, tmp_path / "data.jsonl", seed=9)
+    data = _with_relatives(synth.write(40, tmp_path / "data.jsonl", seed=9))
     lights = scan([data], tmp_path / "work").lights
     catalog = build_catalog(x.record for x in lights)
-    again = memo.catalog_from(marshal.loads(marshal.dumps(memo.catalog_data(catalog))))
+    again = _round_trip(catalog)
     assert list(again.entries.items()) == list(catalog.entries.items())
     for kind, groups in catalog.groups.items():
         assert list(again.groups[kind].items()) == list(groups.items())
+    assert list(again.groups) == list(catalog.groups)
     assert again.relations == catalog.relations
-    assert list(again.relations.files) == list(catalog.relations.files)
+    for name in ("families", "family_repos", "files", "categories", "category_files"):
+        assert list(getattr(again.relations, name)) == list(getattr(catalog.relations, name))
+    assert catalog.relations.family_repos and catalog.relations.files  # (lists to compare)
+    assert catalog.groups[GroupKind.FAMILY]
     for x in lights:
         assert again.related(x.record) == catalog.related(x.record)
     units = page_units(lights, catalog, "key")
     assert units_from(marshal.loads(marshal.dumps(units_data(units)))) == units
 
 
+def test_model_rows_that_are_not_all_there_are_not_a_model(tmp_path: Path) -> None:
+    data = _with_relatives(synth.write(20, tmp_path / "data.jsonl", seed=3))
+    catalog = build_catalog(x.record for x in scan([data], tmp_path / "work").lights)
+    db = sqlite3.connect(":memory:")
+    for statement in rows.TABLES:
+        db.execute(statement)
+    counts = rows.write_model(db, 1, catalog)
+    db.execute("DELETE FROM model_links WHERE rowid = (SELECT max(rowid) FROM model_links)")
+    with pytest.raises(rows.NotAModel):
+        rows.read_model(db, 1, counts)
+    db.execute("UPDATE model_groups SET members = x'01'")
+    with pytest.raises(rows.NotAModel):
+        rows.read_model(db, 1, counts)
+
+
 def test_a_decoded_entry_holds_its_light_records_strings(tmp_path: Path) -> None:
-    """Decoded with the light records read now, an entry is equal to the one kept, and its text
-    equal to its record's is the record's very string (not held twice); a record whose text
-    changed keeps the entry's own."""
+    """Read back with the light records read now, an entry is equal to the one kept, and its
+    text equal to its record's is the record's very string (not held twice); a record whose
+    text changed keeps the entry's own."""
     from dataclasses import replace
 
-    from errdocs.catalog.model import build_catalog
-    from errdocs.catalog.scan import scan
-
-    lights = scan([synth.write(30, tmp_path / "data.jsonl", seed=4)], tmp_path / "work").lights
+    data = _with_relatives(synth.write(30, tmp_path / "data.jsonl", seed=4))
+    lights = scan([data], tmp_path / "work").lights
     catalog = build_catalog(x.record for x in lights)
-    row = marshal.loads(marshal.dumps(memo.catalog_data(catalog)))
     changed = lights[0]
     now = {x.record.id: x for x in lights}
     now[changed.record.id] = replace(changed, record=replace(
         changed.record, error_message=changed.record.error_message + " (now)"))
-    again = memo.catalog_from(row, like=now)
+    again = _round_trip(catalog, now)
     assert list(again.entries.items()) == list(catalog.entries.items())
     shared = 0
     for record_id, entry in again.entries.items():
         record = now[record_id].record
-        for text, mine in ((entry.message, record.error_message), (entry.file, record.file_path),
-                           (entry.summary, record.documentation),
+        for text, mine in ((entry.record_id, record.id), (entry.message, record.error_message),
+                           (entry.file, record.file_path), (entry.summary, record.documentation),
                            (entry.analyzed_at, record.analyzed_at)):
             if text is not None and text == mine:
                 assert text is mine
                 shared += 1
-    assert shared > 3 * len(lights)
+    assert shared > 4 * len(lights)
     assert again.entries[changed.record.id].message == changed.record.error_message
-    plain = memo.catalog_from(row)
+    for ids in (*again.relations.categories.values(), *again.relations.families.values()):
+        # the lists hold the entries' ids
+        assert all(i is again.entries[i].record_id for i in ids)
+    plain = _round_trip(catalog)
     assert plain.entries[lights[1].record.id].message is not lights[1].record.error_message
 
 

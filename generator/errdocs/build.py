@@ -13,7 +13,6 @@ import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -25,10 +24,8 @@ from errdocs.catalog.memo import (
     INDEX_PAGES,
     ROOT_PAGES,
     UNITS,
-    Decoder,
     Memo,
-    catalog_data,
-    catalog_from,
+    ModelRows,
     home_data,
     home_from,
     keep_lines,
@@ -601,11 +598,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     memo = Memo(work)
     model = model_key(found.lights, rendering)
     by_id = {x.record.id: x for x in found.lights}
-    # One decoder for the row, whoever asks (memo.previous decodes a row once a decoder).
-    decode = partial(catalog_from, like=by_id)
-    catalog = memo.get(CATALOG, model, lambda: build_catalog(
-        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights, decode)),
-                       catalog_data, decode)
+    # One reader of the model's rows, whoever asks (memo.previous reads a row once a reader).
+    rows = ModelRows(like=by_id)
+    catalog = memo.get_rows(CATALOG, model, lambda: build_catalog(
+        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights, rows)),
+                            rows)
     spare_existing()  # the catalogue too
     # The paste box's and the search box's data files (made again only when what they show
     # changed: else only their paths and hashes are known, the files are on disk).
@@ -658,7 +655,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     lines = lines_key(lights, rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
-                                         everything, decode),
+                                         everything, rows),
                      units_data_of(lines), lambda data: units_from_data(data)[1])
     files = boxes.files + filters.files + static_keys
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
@@ -698,11 +695,11 @@ def _write_box_data(settings: Settings, data: BoxData, row: str) -> int:
 
 
 def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[Light],
-                catalog: Catalog, everything: str, decode: Decoder) -> list[Unit]:
+                catalog: Catalog, everything: str, rows: ModelRows) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
     from kept with them (``keys``: the lines' key and the model's)."""
-    units = page_units(lights, catalog, everything, previous_units(memo, rendering, decode))
+    units = page_units(lights, catalog, everything, previous_units(memo, rendering, rows))
     memo.forget_previous()  # the last to read them
     keep_lines(memo, *keys, rendering, lights)
     return units

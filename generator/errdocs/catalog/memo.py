@@ -21,14 +21,19 @@ the line hashes of :data:`LINES`): the entries of records whose line did not cha
 keys of pages whose inputs provably did not change (:class:`errdocs.units.plan.Previous`), are
 taken from them, so its cost follows what changed. What it makes is what a cold build makes.
 
+The model itself is not bytes but rows of tables of its own (:mod:`errdocs.catalog.rows`: its
+entries, groups and related lists, queryable); its row's bytes only count them
+(:meth:`Memo.get_rows`).
+
 A row that cannot be used (another key, a digest that does not match its bytes, bytes that do
-not decode to what :func:`catalog_data` writes, no table, no catalogue) is a miss: the model is
-made as a cold build makes it. A row's bytes are written as soon as it is made (``memo_blobs``:
-held until the end, they were ~350 MB of the build process at 310,000 records), and the rows
-are pointed at them (``memo_rows``) together, in one transaction (:meth:`Memo.save`): until
-then every read finds the earlier build's rows. What is in a row is a pure function of its
-key, so a build that fails later leaves rows that are still true; bytes no row points to (a
-killed build's) go when the next build makes its first row, and with every save.
+not decode to what was written, model rows that are not all there, no table, no catalogue) is a
+miss: the model is made as a cold build makes it. A row's bytes (and the model's rows) are
+written as soon as it is made (``memo_blobs``: held until the end, they were ~350 MB of the
+build process at 310,000 records), and the rows are pointed at them (``memo_rows``) together,
+in one transaction (:meth:`Memo.save`): until then every read finds the earlier build's rows.
+What is in a row is a pure function of its key, so a build that fails later leaves rows that
+are still true; bytes no row points to (a killed build's), and the model rows of those bytes,
+go when the next build makes its first row, and with every save.
 """
 
 from __future__ import annotations
@@ -37,14 +42,17 @@ import hashlib
 import marshal
 import sqlite3
 import sys
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
-from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
-from errdocs.catalog.related import Relations
+from errdocs.catalog.model import Catalog, Entry
+from errdocs.catalog.rows import SWEEP as MODEL_SWEEP
+from errdocs.catalog.rows import TABLES as MODEL_TABLES
+from errdocs.catalog.rows import read_model, write_model
 from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.collector import collector_paused
@@ -84,14 +92,12 @@ them: :func:`previous_units`)."""
 KEYS = "keys-"
 """The prefix of the rows of data files' part keys (:meth:`Memo.remember`): a build whose
 records did not change hashes none of them again."""
-_ENTRY = tuple(f.name for f in fields(Entry))
-_KINDS = tuple(GroupKind)
 _FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError)
 """What decoding bytes that are not what this module wrote may raise (a miss)."""
 
 T = TypeVar("T")
-Decoder = Callable[[Any], Catalog]
-"""What makes the catalogue model of a :data:`CATALOG` row's decoded bytes."""
+_MISS = object()
+"""What a row that does not decode gives."""
 
 
 def model_key(lights: Iterable[Light], code: str) -> str:
@@ -138,65 +144,101 @@ class Memo:
         """Whether the bytes no row points to (a killed build's) went, before this build's."""
         self._previous: dict[str, Any] = {}
         """What :meth:`previous` read, by row (each row is read and decoded once)."""
-        self._taken: dict[str, tuple[str, Callable[[Any], Any], Any]] = {}
+        self._taken: dict[str, tuple[str, object, Any]] = {}
         """The rows :meth:`get` took, by name: their key, the decoder and the value."""
 
     def get(self, name: str, key: str, make: Callable[[], T], encode: Callable[[T], Any],
             decode: Callable[[Any], T]) -> T:
         """The value of row ``name`` when it was kept for ``key``, else ``make()`` (then kept
         by :meth:`save`)."""
-        found = self._read(name, key)
-        if found is not None:
-            try:
-                with collector_paused():
-                    taken = decode(marshal.loads(found[1]))
-            except _FAILED:
-                pass  # not what this module wrote: made again, as without a row
-            else:  # an earlier build's row: what previous() decodes, when it decodes alike
-                self._taken[name] = (found[0], decode, taken)
-                return taken
+        taken = self._take(name, key, decode)
+        if taken is not _MISS:
+            return taken  # type: ignore[return-value]
         value = make()
         self.keep(name, key, encode(value))
         return value
 
-    def previous(self, name: str, decode: Callable[[Any], T]) -> tuple[str, T] | None:
+    def get_rows(self, name: str, key: str, make: Callable[[], T], rows: Stored[T]) -> T:
+        """:meth:`get` for a value kept as rows of tables of its own (``rows``)."""
+        taken = self._take(name, key, rows)
+        if taken is not _MISS:
+            return taken  # type: ignore[return-value]
+        value = make()
+        self._write(name, key, lambda db, blob: marshal.dumps(rows.write(db, blob, value)))
+        return value
+
+    def previous(self, name: str, decode: Callable[[Any], T] | Stored[T]
+                 ) -> tuple[str, T] | None:
         """Row ``name`` whatever its key, with its key, when its bytes are the bytes written
         and decode: what an earlier build made for that key (rows made this build are not
-        written yet). ``decode`` is the row's: each row is read once."""
+        written yet). ``decode`` is the row's (a :class:`Stored` for one kept as rows): each
+        row is read once."""
         taken = self._taken.get(name)
         if name not in self._previous and taken is not None and taken[1] is decode:
             self._previous[name] = (taken[0], taken[2])  # not decoded twice (7 s at 310,000)
         if name not in self._previous:
             found = self._read(name, None)
-            try:
-                with collector_paused():
-                    self._previous[name] = None if found is None else (
-                        found[0], decode(marshal.loads(found[1])))
-            except _FAILED:
-                self._previous[name] = None
+            self._previous[name] = None
+            if found is not None:
+                value = self._decoded(found, decode)
+                self._previous[name] = None if value is _MISS else (found[0], value)
         return self._previous[name]
+
+    def _take(self, name: str, key: str, decode: Callable[[Any], T] | Stored[T]
+              ) -> T | object:
+        """The value of row ``name`` when it was kept for ``key`` and decodes, else
+        :data:`_MISS` (not what this module wrote: made again, as without a row)."""
+        found = self._read(name, key)
+        taken = _MISS if found is None else self._decoded(found, decode)
+        if found is not None and taken is not _MISS:
+            # An earlier build's row: what previous() decodes, when it decodes alike.
+            self._taken[name] = (found[0], decode, taken)
+        return taken
+
+    def _decoded(self, found: tuple[str, int, bytes], decode: Callable[[Any], T] | Stored[T]
+                 ) -> T | object:
+        """What ``found`` decodes to, or :data:`_MISS`."""
+        try:
+            with collector_paused():
+                data = marshal.loads(found[2])
+                if not isinstance(decode, Stored):
+                    return decode(data)
+                with Catalogue(self.work, keep=False) as catalogue:
+                    if catalogue.db is None:
+                        return _MISS
+                    return decode.read(catalogue.db, found[1], data)
+        except (*_FAILED, sqlite3.Error):
+            return _MISS
 
     def keep(self, name: str, key: str, value: Any) -> None:
         """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``: its bytes
         are written now, in a transaction of their own, and not held; the row is the earlier
         build's until :meth:`save`."""
         data = marshal.dumps(value)
+        self._write(name, key, lambda _db, _blob: data)
+
+    def _write(self, name: str, key: str,
+               fill: Callable[[sqlite3.Connection, int], bytes]) -> None:
+        """Write row ``name``'s blob for ``key`` in a transaction of its own: its bytes are
+        what ``fill`` returns, given the connection and the blob's id (what it may write rows
+        under first)."""
         with Catalogue(self.work) as catalogue, catalogue.writing():
             db = catalogue.db
             assert db is not None
-            db.execute(BLOBS)
+            _tables(db)
             if not self._swept:  # their pages are free for this build's bytes to take
-                db.execute(ROWS)
-                db.execute(_SWEEP)
+                _sweep(db)
                 self._swept = True
             # The bytes pass through in blocks and a small page cache: bound whole, SQLite
             # copied them, and its 64 MiB cache filled with their pages (at 310,000 records
             # the units' row is 62 MB: 41 MB less at the build process's peak this way).
             db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
-            blob = db.execute("INSERT INTO memo_blobs (key, digest, data) "
-                              "VALUES (?, ?, zeroblob(?))",
-                              (key, _digest(data), len(data))).lastrowid
+            blob = db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES (?, '', '')",
+                              (key,)).lastrowid
             assert blob is not None
+            data = fill(db, blob)
+            db.execute("UPDATE memo_blobs SET digest = ?, data = zeroblob(?) WHERE id = ?",
+                       (_digest(data), len(data), blob))
             view = memoryview(data)
             with db.blobopen("memo_blobs", "data", blob) as handle:
                 for start in range(0, len(data), _WRITE_BLOCK):
@@ -231,24 +273,23 @@ class Memo:
         with Catalogue(self.work) as catalogue, catalogue.writing():
             db = catalogue.db
             assert db is not None
-            db.execute(ROWS)
-            db.execute(BLOBS)
+            _tables(db)
             db.executemany("INSERT OR REPLACE INTO memo_rows VALUES (?, ?)", self._new.items())
-            db.execute(_SWEEP)
+            _sweep(db)
             db.execute(f"DROP TABLE IF EXISTS {_OLD}")
             catalogue.commit(prune=False)
         self._new.clear()
 
-    def _read(self, name: str, key: str | None) -> tuple[str, bytes] | None:
-        """The row's key and bytes when it was kept for ``key`` (any key: ``None``) and they
-        are the bytes written."""
+    def _read(self, name: str, key: str | None) -> tuple[str, int, bytes] | None:
+        """The row's key, blob id and bytes when it was kept for ``key`` (any key: ``None``)
+        and they are the bytes written."""
         try:
             with Catalogue(self.work, keep=False) as catalogue:
                 db = catalogue.db
                 # The bytes are read only for the key asked for (a refresh's model has
                 # another: its row was ~150 MB at 310,000 records).
                 row = None if db is None else db.execute(
-                    "SELECT b.key, b.digest, b.data FROM memo_rows r JOIN memo_blobs b "
+                    "SELECT b.key, b.digest, b.data, b.id FROM memo_rows r JOIN memo_blobs b "
                     "ON b.id = r.blob WHERE r.name = ? AND ? IN (b.key, '')",
                     (name, key or "")).fetchone()
         except sqlite3.Error:  # no table yet, or a damaged catalogue (the scan remakes it)
@@ -256,65 +297,55 @@ class Memo:
         if row is None or (key is not None and row[0] != key) or not isinstance(
                 row[2], bytes) or _digest(row[2]) != row[1]:
             return None
-        return str(row[0]), row[2]
+        return str(row[0]), int(row[3]), row[2]
+
+
+class Stored(ABC, Generic[T]):
+    """How a memo row's value is kept as rows of tables of its own (:meth:`Memo.get_rows`):
+    the row's bytes are only what :meth:`write` returns (counts, to check what is read)."""
+
+    @abstractmethod
+    def write(self, db: sqlite3.Connection, blob: int, value: T) -> Any:
+        """Write ``value``'s rows under ``blob`` (in the memo's transaction); what to check
+        them by (what :mod:`marshal` writes)."""
+
+    @abstractmethod
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> T:
+        """The value of the rows under ``blob`` (raising one of :data:`_FAILED` or
+        :class:`sqlite3.Error` when they are not what ``counts`` says)."""
+
+
+class ModelRows(Stored[Catalog]):
+    """The catalogue model's rows (:mod:`errdocs.catalog.rows`). ``like``: the light records
+    read now, by id, whose strings a model read back shares (:func:`rows.read_model`)."""
+
+    def __init__(self, like: Mapping[str, Light] | None = None) -> None:
+        self.like = like
+
+    def write(self, db: sqlite3.Connection, blob: int, value: Catalog) -> Any:
+        return write_model(db, blob, value)
+
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> Catalog:
+        return read_model(db, blob, counts, self.like)
+
+
+PLAIN = ModelRows()
+"""The model's rows read without light records to share strings with."""
+
+
+def _tables(db: sqlite3.Connection) -> None:
+    for statement in (ROWS, BLOBS, *MODEL_TABLES):
+        db.execute(statement)
+
+
+def _sweep(db: sqlite3.Connection) -> None:
+    """Drop the bytes no row points to, and the rows of those bytes."""
+    for statement in (_SWEEP, *MODEL_SWEEP):
+        db.execute(statement)
 
 
 def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
-
-
-def catalog_data(catalog: Catalog) -> tuple[Any, ...]:
-    """``catalog`` as tuples, strings and numbers (what :mod:`marshal` writes), in the
-    order of its dicts: every order a build iterates in is kept."""
-    entries = tuple(tuple(getattr(e, name) for name in _ENTRY)
-                    for e in catalog.entries.values())
-    groups = tuple(tuple((g.key, g.label, g.path, tuple(e.record_id for e in g.entries))
-                         for g in catalog.groups[kind].values()) for kind in _KINDS)
-    r = catalog.relations
-    relations = (tuple(r.families.items()), tuple(r.family_repos.items()),
-                 tuple(r.files.items()), tuple(r.categories.items()),
-                 tuple(r.category_files.items()))
-    return entries, groups, relations
-
-
-def catalog_from(data: Any, like: Mapping[str, Light] | None = None) -> Catalog:
-    """The catalogue :func:`catalog_data` gave ``data`` for (raises one of :data:`_FAILED`
-    when ``data`` is not such a value). ``like``: the light records read now, by id; an
-    entry's text equal to its record's is that very string (:func:`_shared`)."""
-    rows, groups, relations = data
-    entries = {}
-    for row in rows:
-        entry = Entry(*row) if like is None else _shared(row, like.get(row[0]))
-        entries[entry.record_id] = entry
-    if len(groups) != len(_KINDS) or len(relations) != 5:
-        raise ValueError("not a catalogue model")
-    by_kind = {kind: {key: Group(kind, key, label, path, tuple(map(entries.__getitem__, ids)))
-                      for key, label, path, ids in rows_of}
-               for kind, rows_of in zip(_KINDS, groups, strict=True)}
-    families, family_repos, files, categories, category_files = (dict(x) for x in relations)
-    return Catalog(entries, by_kind, Relations(families, family_repos, files, categories,
-                                               category_files))
-
-
-_SHARED = (("message", "error_message"), ("file", "file_path"), ("summary", "documentation"),
-           ("analyzed_at", "analyzed_at"))
-"""An entry's fields holding the same text as a field of its light record (by name), when
-neither changed."""
-_AT = tuple(_ENTRY.index(field) for field, _attribute in _SHARED)
-_MINE = attrgetter(*(attribute for _field, attribute in _SHARED))
-
-
-def _shared(row: tuple[Any, ...], light: Light | None) -> Entry:
-    """The entry of ``row``, its text the strings of ``light`` where equal. Decoded, a row's
-    strings are its own: at 310,000 records those that equal a light record's were ~190 MB
-    held twice while every unit builds (a description is most often its own summary)."""
-    if light is None:
-        return Entry(*row)
-    values = list(row)
-    for at, mine in zip(_AT, _MINE(light.record), strict=True):
-        if values[at] == mine:
-            values[at] = mine
-    return Entry(*values)
 
 
 def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[Light]) -> None:
@@ -324,14 +355,14 @@ def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[L
     memo.keep(LINES, lines, (code, model, {x.record.id: x.line_hash for x in lights}))
 
 
-def previous_model(memo: Memo, code: str, decode: Decoder = catalog_from
+def previous_model(memo: Memo, code: str, rows: ModelRows = PLAIN
                    ) -> tuple[str, Catalog, dict[str, str]] | None:
     """The catalogue model an earlier build kept, the key of the lines it was made from
     (:func:`lines_key`) and each record's line hash then, or ``None``. Only those of an
     errdocs whose render key was ``code``: the rows outlive errdocs' code, and another errdocs
-    may make other entries and keys of the same lines. ``decode``: the :data:`CATALOG` row's
-    decoder, the one the build took the row with (a row is decoded once a decoder)."""
-    catalog = memo.previous(CATALOG, decode)
+    may make other entries and keys of the same lines. ``rows``: how the :data:`CATALOG` row is
+    read, as the build took the row (a row is read once a reader)."""
+    catalog = memo.previous(CATALOG, rows)
     lines = memo.previous(LINES, _lines_from) if catalog else None
     if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[1][1]:
         return None  # another errdocs's, or not of one model (a lost or damaged row)
@@ -339,10 +370,10 @@ def previous_model(memo: Memo, code: str, decode: Decoder = catalog_from
 
 
 def kept_entries(memo: Memo, code: str, lights: Iterable[Light],
-                 decode: Decoder = catalog_from) -> dict[str, Entry]:
+                 rows: ModelRows = PLAIN) -> dict[str, Entry]:
     """The entries an earlier build's model (:func:`previous_model`) has of the records whose
     line did not change, by id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
-    found = previous_model(memo, code, decode)
+    found = previous_model(memo, code, rows)
     if found is None:
         return {}
     _key, catalog, lines = found
@@ -351,11 +382,11 @@ def kept_entries(memo: Memo, code: str, lights: Iterable[Light],
             if lines.get(x.record.id) == x.line_hash and x.record.id in entries}
 
 
-def previous_units(memo: Memo, code: str, decode: Decoder = catalog_from) -> Previous | None:
+def previous_units(memo: Memo, code: str, rows: ModelRows = PLAIN) -> Previous | None:
     """The page units an earlier build kept, with the catalogue model and the line hashes
     they were made from (rows of one lines key; :func:`previous_model`), or ``None``."""
     units = memo.previous(UNITS, units_from_data)
-    found = previous_model(memo, code, decode) if units else None
+    found = previous_model(memo, code, rows) if units else None
     if units is None or found is None or units[1][0] != found[0]:
         return None
     return Previous(found[1], found[2], units[1][1])

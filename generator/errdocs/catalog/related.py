@@ -118,7 +118,7 @@ def build_relations(rows: Iterable[tuple[str, str, str]],
     return Relations(
         by_family,
         {key: starts for key, ids in by_family.items()
-         if len(starts := _runs(ids, entries)) > 1},
+         if len(starts := repo_runs(ids, entries)) > 1},
         _sorted(files, lambda i: (entries[i].line or 0, entries[i].path)),
         by_category,
         {key: tuple(entries[i].file or "" for i in ids) for key, ids in by_category.items()})
@@ -141,7 +141,7 @@ def _sorted(groups: dict[K, str | list[str]],
             for key, ids in groups.items() if not isinstance(ids, str)}
 
 
-def _runs(ids: Sequence[str], entries: Mapping[str, Located]) -> tuple[int, ...]:
+def repo_runs(ids: Sequence[str], entries: Mapping[str, Located]) -> tuple[int, ...]:
     """Where each repository's run of ``ids`` (sorted by path) starts."""
     starts, previous = [], None
     for index, record_id in enumerate(ids):

@@ -1,0 +1,172 @@
+"""The catalogue model as rows of the catalogue: its entries, its groups with their members, and
+what each record page's related lists link to (issue 12: groups and links are catalogue rows).
+
+The rows of one model are keyed by a number (``model``: the id of the memo blob that heads them,
+:meth:`errdocs.catalog.memo.Memo.get_rows`), so an earlier build's model and this build's live
+side by side until the memo's rows point at the new one. A group's members and a related list's
+records are one ``members`` value each: the entries' numbers (``seq``) as an array of unsigned
+32-bit integers, little-endian. One row a member (3 million at 310,000 records) took 2.5 s to
+write and 2 s to read back; an array takes a small part of that, and a listing page's slice of
+it is still a query (``substr(members, 4 * first + 1, 4 * count)``).
+
+What a list holds that follows from the entries is not stored but derived when read: where
+each repository's run of a family starts, and the file of each record of a category's list.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import fields
+from operator import attrgetter
+from typing import Any
+
+from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
+from errdocs.catalog.related import Relations, repo_runs
+from errdocs.catalog.scan import Light
+
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS model_entries (
+        model INTEGER NOT NULL, seq INTEGER NOT NULL, record_id TEXT NOT NULL,
+        path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL, file TEXT,
+        line INTEGER, family TEXT, title TEXT, class TEXT, summary TEXT NOT NULL,
+        error_type TEXT, severity TEXT, handling TEXT, language TEXT NOT NULL,
+        analyzed_at TEXT, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS model_groups (
+        model INTEGER NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,
+        label TEXT NOT NULL, path TEXT NOT NULL, members BLOB NOT NULL,
+        PRIMARY KEY (model, kind, seq))""",
+    """CREATE TABLE IF NOT EXISTS model_links (
+        model INTEGER NOT NULL, list TEXT NOT NULL, seq INTEGER NOT NULL, a TEXT NOT NULL,
+        b TEXT NOT NULL, members BLOB NOT NULL, PRIMARY KEY (model, list, seq))""",
+)
+"""The model's tables. ``model_links``: a related list's records; ``list`` says which
+(:data:`_LISTS`), ``a`` and ``b`` its key: a family's key and ``""``, a repository's folder and a
+file, or a repository's folder and a category's key."""
+SWEEP = tuple(f"DELETE FROM {table} WHERE model NOT IN (SELECT id FROM memo_blobs)"
+              for table in ("model_entries", "model_groups", "model_links"))
+"""Drop the rows of models whose memo blob went (an earlier build's, or a killed one's)."""
+
+_ENTRY = tuple(f.name for f in fields(Entry))
+_COLUMNS = ("record_id, path, message, repo, file, line, family, title, class, summary, "
+            "error_type, severity, handling, language, analyzed_at")
+_KINDS = tuple(GroupKind)
+_LISTS = ("families", "files", "categories")
+"""The related lists stored, by the name of their :class:`Relations` field."""
+_SHARED = (("record_id", "id"), ("message", "error_message"), ("file", "file_path"),
+           ("summary", "documentation"), ("analyzed_at", "analyzed_at"))
+"""An entry's fields holding the same text as a field of its light record (by name), when
+neither changed."""
+_AT = tuple(_ENTRY.index(field) for field, _attribute in _SHARED)
+_MINE = attrgetter(*(attribute for _field, attribute in _SHARED))
+_UINT32 = "I" if array("I").itemsize == 4 else "L"
+
+
+class NotAModel(ValueError):
+    """Rows that are not the whole model their header counts (lost, or another's)."""
+
+
+def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[int, ...]:
+    """Write ``catalog`` as the rows of ``model``, in the order of its dicts (every order a build
+    iterates in is kept); what :func:`read_model` checks: how many entries, groups and lists."""
+    seq = {record_id: n for n, record_id in enumerate(catalog.entries)}
+    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 2))})",
+                   ((model, n, *(getattr(e, name) for name in _ENTRY))
+                    for n, e in enumerate(catalog.entries.values())))
+    groups = 0
+    for kind in _KINDS:
+        rows = [(model, kind.value, n, g.key, g.label, g.path,
+                 _packed(seq[e.record_id] for e in g.entries))
+                for n, g in enumerate(catalog.groups[kind].values())]
+        db.executemany("INSERT INTO model_groups VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        groups += len(rows)
+    links = 0
+    for name in _LISTS:
+        lists: dict[Any, tuple[str, ...]] = getattr(catalog.relations, name)
+        db.executemany("INSERT INTO model_links VALUES (?, ?, ?, ?, ?, ?)", (
+            (model, name, n, *_key_of(key), _packed(map(seq.__getitem__, ids)))
+            for n, (key, ids) in enumerate(lists.items())))
+        links += len(lists)
+    return len(seq), groups, links
+
+
+def read_model(db: sqlite3.Connection, model: int, counts: Any,
+               like: Mapping[str, Light] | None = None) -> Catalog:
+    """The catalogue :func:`write_model` wrote as ``model`` with ``counts`` (:class:`NotAModel`
+    when the rows are not those). ``like``: the light records read now, by id; an entry's text
+    equal to its record's is that very string (:func:`_shared`), and so is every list's."""
+    entries = [Entry(*row) if like is None else _shared(row, like.get(row[0]))
+               for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries WHERE model = ? "
+                                     "ORDER BY seq", (model,))]
+    by_kind: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in _KINDS}
+    for kind, key, label, path, members in db.execute(
+            "SELECT kind, key, label, path, members FROM model_groups WHERE model = ? "
+            "ORDER BY kind, seq", (model,)):
+        group_kind = GroupKind(kind)
+        by_kind[group_kind][key] = Group(group_kind, key, label, path,
+                                         tuple(map(entries.__getitem__, _unpacked(members))))
+    ids = [e.record_id for e in entries]
+    lists: dict[str, dict[Any, tuple[str, ...]]] = {name: {} for name in _LISTS}
+    for name, a, b, members in db.execute(
+            "SELECT list, a, b, members FROM model_links WHERE model = ? ORDER BY list, seq",
+            (model,)):
+        lists[name][a if name == "families" else (sys.intern(a), b)] = tuple(
+            map(ids.__getitem__, _unpacked(members)))
+    found = (len(entries), sum(map(len, by_kind.values())), sum(map(len, lists.values())))
+    if tuple(counts) != found:
+        raise NotAModel(f"model rows {found}, counted {counts}")
+    by_id = {e.record_id: e for e in entries}
+    return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
+
+
+def _in_order(by_kind: dict[GroupKind, dict[str, Group]]) -> dict[GroupKind, dict[str, Group]]:
+    # (read ordered by kind's text: the build made them in the enum's order)
+    return {kind: by_kind[kind] for kind in _KINDS}
+
+
+def _relations(lists: dict[str, dict[Any, tuple[str, ...]]],
+               entries: Mapping[str, Entry]) -> Relations:
+    """The relations of the stored lists, with what follows from them and the entries."""
+    families, categories = lists["families"], lists["categories"]
+    return Relations(
+        families,
+        {key: starts for key, ids in families.items()
+         if len(starts := repo_runs(ids, entries)) > 1},
+        lists["files"], categories,
+        {key: tuple(entries[i].file or "" for i in ids) for key, ids in categories.items()})
+
+
+def _key_of(key: str | tuple[str, str]) -> tuple[str, str]:
+    return (key, "") if isinstance(key, str) else key
+
+
+def _packed(numbers: Iterable[int]) -> bytes:
+    packed = array(_UINT32, numbers)
+    if sys.byteorder != "little":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _unpacked(data: bytes) -> Iterator[int]:
+    if not isinstance(data, bytes) or len(data) % 4:
+        raise NotAModel("not an array of entry numbers")
+    numbers = array(_UINT32)
+    numbers.frombytes(data)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return iter(numbers)
+
+
+def _shared(row: tuple[Any, ...], light: Light | None) -> Entry:
+    """The entry of ``row``, its text the strings of ``light`` where equal. Read back, a row's
+    strings are its own: at 310,000 records those that equal a light record's were ~190 MB
+    held twice while every unit builds (a description is most often its own summary)."""
+    if light is None:
+        return Entry(*row)
+    values = list(row)
+    for at, mine in zip(_AT, _MINE(light.record), strict=True):
+        if values[at] == mine:
+            values[at] = mine
+    return Entry(*values)
