@@ -315,6 +315,29 @@ def test_a_decoded_entry_holds_its_light_records_strings(tmp_path: Path) -> None
     assert plain.entries[lights[1].record.id].message is not lights[1].record.error_message
 
 
+def test_a_model_read_for_its_own_key_takes_its_records_text(tmp_path: Path) -> None:
+    """Read for the key it was kept for (the light records are those it was made of), the text
+    an entry held of its record is not read but taken from the record: equal entries, the
+    records' very strings; the rows still hold it all, for a read under another key."""
+    data = _with_relatives(synth.write(30, tmp_path / "data.jsonl", seed=12))
+    lights = {x.record.id: x for x in scan([data], tmp_path / "work").lights}
+    catalog = build_catalog(x.record for x in lights.values())
+    db = sqlite3.connect(":memory:")
+    for statement in rows.TABLES:
+        db.execute(statement)
+    counts = rows.write_model(db, 3, catalog, lights)
+    held = db.execute("SELECT count(*) FROM model_entries WHERE same > 1").fetchone()[0]
+    assert held == len(lights)  # (each holds more of its record than its id)
+    exact = rows.read_model(db, 3, counts, lights, exact=True)
+    assert list(exact.entries.items()) == list(catalog.entries.items())
+    for record_id, entry in exact.entries.items():
+        record = lights[record_id].record
+        assert entry.record_id is record.id and entry.message is record.error_message
+    assert rows.read_model(db, 3, counts) == catalog  # (all there, read without records)
+    with pytest.raises(rows.NotAModel):  # records that are not those the model was made of
+        rows.read_model(db, 3, counts, {}, exact=True)
+
+
 def test_earlier_rows_are_held_until_forgotten(tmp_path: Path, project: Path) -> None:
     """An earlier row is decoded once, held for whoever asks again, and not held once the
     build forgets the earlier rows (its last reader is done)."""
@@ -414,3 +437,18 @@ def test_the_memo_table_of_an_earlier_errdocs_is_dropped_and_its_rows_made_again
     with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
         assert not db.execute("SELECT name FROM sqlite_master WHERE name = 'model_memo'"
                               ).fetchall()
+
+
+def test_model_tables_of_another_layout_are_made_again(tmp_path: Path, project: Path) -> None:
+    """An errdocs of another layout may have kept the model's tables with other columns: they
+    are emptied with the rest of the catalogue, and the build is a cold build's."""
+    data = synth.write(12, tmp_path / "data.jsonl", seed=13)
+    build_project(project, data)
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        db.execute("DROP TABLE model_entries")
+        db.execute("CREATE TABLE model_entries (model INTEGER, seq INTEGER, record_id TEXT)")
+        db.execute("UPDATE meta SET value = 'another layout' WHERE key = 'format'")
+    prefix_field(data, 2, "errorMessage", "Changed: ")
+    build_project(project, data)
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+    assert set(_models(project)["model_entries"]) == {_catalog_blob(project)}

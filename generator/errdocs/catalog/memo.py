@@ -180,7 +180,7 @@ class Memo:
             found = self._read(name, None)
             self._previous[name] = None
             if found is not None:
-                value = self._decoded(found, decode)
+                value = self._decoded(found, decode, exact=False)
                 self._previous[name] = None if value is _MISS else (found[0], value)
         return self._previous[name]
 
@@ -189,15 +189,16 @@ class Memo:
         """The value of row ``name`` when it was kept for ``key`` and decodes, else
         :data:`_MISS` (not what this module wrote: made again, as without a row)."""
         found = self._read(name, key)
-        taken = _MISS if found is None else self._decoded(found, decode)
+        taken = _MISS if found is None else self._decoded(found, decode, exact=True)
         if found is not None and taken is not _MISS:
             # An earlier build's row: what previous() decodes, when it decodes alike.
             self._taken[name] = (found[0], decode, taken)
         return taken
 
-    def _decoded(self, found: tuple[str, int, bytes], decode: Callable[[Any], T] | Stored[T]
-                 ) -> T | object:
-        """What ``found`` decodes to, or :data:`_MISS`."""
+    def _decoded(self, found: tuple[str, int, bytes], decode: Callable[[Any], T] | Stored[T],
+                 exact: bool) -> T | object:
+        """What ``found`` decodes to, or :data:`_MISS`. ``exact``: found for the key asked
+        for (:meth:`Stored.read`)."""
         try:
             with collector_paused():
                 data = marshal.loads(found[2])
@@ -206,7 +207,10 @@ class Memo:
                 with Catalogue(self.work, keep=False) as catalogue:
                     if catalogue.db is None:
                         return _MISS
-                    return decode.read(catalogue.db, found[1], data)
+                    # Read once, in order: the catalogue's 64 MiB page cache would fill with
+                    # pages never read again, and stay in the heap once freed.
+                    catalogue.db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
+                    return decode.read(catalogue.db, found[1], data, exact)
         except (*_FAILED, sqlite3.Error):
             return _MISS
 
@@ -310,9 +314,10 @@ class Stored(ABC, Generic[T]):
         them by (what :mod:`marshal` writes)."""
 
     @abstractmethod
-    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> T:
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any, exact: bool) -> T:
         """The value of the rows under ``blob`` (raising one of :data:`_FAILED` or
-        :class:`sqlite3.Error` when they are not what ``counts`` says)."""
+        :class:`sqlite3.Error` when they are not what ``counts`` says). ``exact``: the row was
+        kept for the key asked for (what the value was made of is what is read now)."""
 
 
 class ModelRows(Stored[Catalog]):
@@ -323,10 +328,10 @@ class ModelRows(Stored[Catalog]):
         self.like = like
 
     def write(self, db: sqlite3.Connection, blob: int, value: Catalog) -> Any:
-        return write_model(db, blob, value)
+        return write_model(db, blob, value, self.like)
 
-    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> Catalog:
-        return read_model(db, blob, counts, self.like)
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any, exact: bool) -> Catalog:
+        return read_model(db, blob, counts, self.like, exact=exact)
 
 
 PLAIN = ModelRows()

@@ -33,7 +33,7 @@ TABLES = (
         path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL, file TEXT,
         line INTEGER, family TEXT, title TEXT, class TEXT, summary TEXT NOT NULL,
         error_type TEXT, severity TEXT, handling TEXT, language TEXT NOT NULL,
-        analyzed_at TEXT, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
+        analyzed_at TEXT, same INTEGER NOT NULL, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS model_groups (
         model INTEGER NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,
         label TEXT NOT NULL, path TEXT NOT NULL, members BLOB NOT NULL,
@@ -44,7 +44,8 @@ TABLES = (
 )
 """The model's tables. ``model_links``: a related list's records; ``list`` says which
 (:data:`_LISTS`), ``a`` and ``b`` its key: a family's key and ``""``, a repository's folder and a
-file, or a repository's folder and a category's key."""
+file, or a repository's folder and a category's key. ``model_entries.same``: which of
+:data:`_SHARED` held its light record's very text when written (bit ``i`` for field ``i``)."""
 SWEEP = tuple(f"DELETE FROM {table} WHERE model NOT IN (SELECT id FROM memo_blobs)"
               for table in ("model_entries", "model_groups", "model_links"))
 """Drop the rows of models whose memo blob went (an earlier build's, or a killed one's)."""
@@ -68,12 +69,15 @@ class NotAModel(ValueError):
     """Rows that are not the whole model their header counts (lost, or another's)."""
 
 
-def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[int, ...]:
-    """Write ``catalog`` as the rows of ``model``, in the order of its dicts (every order a build
-    iterates in is kept); what :func:`read_model` checks: how many entries, groups and lists."""
+def write_model(db: sqlite3.Connection, model: int, catalog: Catalog,
+                like: Mapping[str, Light] | None = None) -> tuple[int, ...]:
+    """Write ``catalog`` (made of the light records ``like``, by id) as the rows of ``model``,
+    in the order of its dicts (every order a build iterates in is kept); what
+    :func:`read_model` checks: how many entries, groups and lists."""
     seq = {record_id: n for n, record_id in enumerate(catalog.entries)}
-    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 2))})",
-                   ((model, n, *(getattr(e, name) for name in _ENTRY))
+    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 3))})",
+                   ((model, n, *(getattr(e, name) for name in _ENTRY),
+                     _same(e, like.get(e.record_id) if like else None))
                     for n, e in enumerate(catalog.entries.values())))
     groups = 0
     for kind in _KINDS:
@@ -93,13 +97,18 @@ def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[i
 
 
 def read_model(db: sqlite3.Connection, model: int, counts: Any,
-               like: Mapping[str, Light] | None = None) -> Catalog:
+               like: Mapping[str, Light] | None = None, *, exact: bool = False) -> Catalog:
     """The catalogue :func:`write_model` wrote as ``model`` with ``counts`` (:class:`NotAModel`
     when the rows are not those). ``like``: the light records read now, by id; an entry's text
-    equal to its record's is that very string (:func:`_shared`), and so is every list's."""
-    entries = [Entry(*row) if like is None else _shared(row, like.get(row[0]))
-               for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries WHERE model = ? "
-                                     "ORDER BY seq", (model,))]
+    equal to its record's is that very string (:func:`_shared`), and so is every list's.
+    ``exact``: ``like`` holds what the model was made of (its memo key is theirs), so the
+    text an entry held of its record is not read at all, only taken from ``like``."""
+    if like is not None and exact:
+        entries = _exact_entries(db, model, like)
+    else:
+        entries = [Entry(*row) if like is None else _shared(row, like.get(row[0]))
+                   for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
+                                         "WHERE model = ? ORDER BY seq", (model,))]
     by_kind: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in _KINDS}
     for kind, key, label, path, members in db.execute(
             "SELECT kind, key, label, path, members FROM model_groups WHERE model = ? "
@@ -119,6 +128,39 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
         raise NotAModel(f"model rows {found}, counted {counts}")
     by_id = {e.record_id: e for e in entries}
     return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
+
+
+def _exact_entries(db: sqlite3.Connection, model: int,
+                   like: Mapping[str, Light]) -> list[Entry]:
+    """The entries of ``model``, the text each held of its record taken from ``like``: read and
+    then dropped for the record's, it was ~190 MB at 310,000 records freed in small pieces
+    between the entries kept, which the build's next steps did not fill (its peak rose)."""
+    columns = _COLUMNS.split(", ")
+    for bit, at in enumerate(_AT):
+        if at:  # (the record's id is read: it finds the light record)
+            columns[at] = f"CASE WHEN same & {1 << bit} THEN NULL ELSE {columns[at]} END"
+    entries = []
+    for row in db.execute(f"SELECT same, {', '.join(columns)} FROM model_entries "
+                          "WHERE model = ? ORDER BY seq", (model,)):
+        same, values = row[0], list(row[1:])
+        if same:
+            light = like.get(values[0])
+            if light is None:
+                raise NotAModel(f"no light record {values[0]!r}")
+            for bit, (at, mine) in enumerate(zip(_AT, _MINE(light.record), strict=True)):
+                if same & (1 << bit):
+                    values[at] = mine
+        entries.append(Entry(*values))
+    return entries
+
+
+def _same(entry: Entry, light: Light | None) -> int:
+    """Which of :data:`_SHARED` ``entry`` holds as ``light``'s record does (bits)."""
+    if light is None:
+        return 0
+    values = _MINE(light.record)
+    return sum(1 << bit for bit, (at, mine) in enumerate(zip(_AT, values, strict=True))
+               if mine is not None and getattr(entry, _ENTRY[at]) == mine)
 
 
 def _in_order(by_kind: dict[GroupKind, dict[str, Group]]) -> dict[GroupKind, dict[str, Group]]:

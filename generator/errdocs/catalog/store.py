@@ -44,7 +44,7 @@ from errdocs.code import code_digest
 from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
-FORMAT = "4"
+FORMAT = "5"
 """The layout; a catalogue of another is emptied (it is only a cache of the inputs and of what
 the units' outputs were built from: their units are built again)."""
 BLOCK = 1 << 20
@@ -83,7 +83,10 @@ CREATE TABLE IF NOT EXISTS units (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, global TEXT NOT NULL, render TEXT NOT NULL,
     pages TEXT NOT NULL, lines TEXT NOT NULL, searchable INTEGER NOT NULL) WITHOUT ROWID
 """
-_TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates", "units")
+_TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates", "units",
+           "model_entries", "model_groups", "model_links")
+"""Emptied with another layout. The ``model_`` tables are the memo's
+(:mod:`errdocs.catalog.rows`): another errdocs' may have other columns."""
 
 
 class Cached(NamedTuple):
