@@ -452,3 +452,23 @@ def test_model_tables_of_another_layout_are_made_again(tmp_path: Path, project: 
     build_project(project, data)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
     assert set(_models(project)["model_entries"]) == {_catalog_blob(project)}
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_a_model_read_back_holds_one_string_of_each_common_text(tmp_path: Path,
+                                                                exact: bool) -> None:
+    """Many entries hold one repository, class, language...: read back, they hold one string of
+    it (as :mod:`marshal` gave), and a family's key is its entries' family."""
+    data = _with_relatives(synth.write(40, tmp_path / "data.jsonl", seed=14))
+    lights = {x.record.id: x for x in scan([data], tmp_path / "work").lights}
+    catalog = build_catalog(x.record for x in lights.values())
+    db = sqlite3.connect(":memory:")
+    for statement in rows.TABLES:
+        db.execute(statement)
+    counts = rows.write_model(db, 5, catalog, lights)
+    again = rows.read_model(db, 5, counts, lights, exact=exact)
+    for field in ("repo", "error_class", "language", "severity"):
+        texts = [getattr(e, field) for e in again.entries.values()]
+        assert len({id(t) for t in texts}) == len(set(texts)) < len(texts)
+    for key, ids in again.relations.families.items():
+        assert all(again.entries[i].family is key for i in ids)

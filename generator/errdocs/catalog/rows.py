@@ -63,6 +63,12 @@ neither changed."""
 _AT = tuple(_ENTRY.index(field) for field, _attribute in _SHARED)
 _MINE = attrgetter(*(attribute for _field, attribute in _SHARED))
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
+_COMMON = tuple(_ENTRY.index(field) for field in (
+    "repo", "family", "error_class", "error_type", "severity", "handling", "language"))
+"""An entry's fields that many entries hold the same text of: read back, each row's is a string
+of its own, so one of each is kept (:func:`_one_of`). :mod:`marshal` had done so by itself (it
+writes an object held twice once): without it, a model read back held ~100 MB more at 310,000
+records."""
 
 
 class NotAModel(ValueError):
@@ -103,10 +109,11 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
     equal to its record's is that very string (:func:`_shared`), and so is every list's.
     ``exact``: ``like`` holds what the model was made of (its memo key is theirs), so the
     text an entry held of its record is not read at all, only taken from ``like``."""
+    common: dict[str, str] = {}
     if like is not None and exact:
-        entries = _exact_entries(db, model, like)
+        entries = _exact_entries(db, model, like, common)
     else:
-        entries = [Entry(*row) if like is None else _shared(row, like.get(row[0]))
+        entries = [_shared(_one_of(list(row), common), None if like is None else like.get(row[0]))
                    for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
                                          "WHERE model = ? ORDER BY seq", (model,))]
     by_kind: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in _KINDS}
@@ -114,6 +121,7 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
             "SELECT kind, key, label, path, members FROM model_groups WHERE model = ? "
             "ORDER BY kind, seq", (model,)):
         group_kind = GroupKind(kind)
+        key = common.setdefault(key, key)  # (a family's key is its entries' family)
         by_kind[group_kind][key] = Group(group_kind, key, label, path,
                                          tuple(map(entries.__getitem__, _unpacked(members))))
     ids = [e.record_id for e in entries]
@@ -121,7 +129,7 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
     for name, a, b, members in db.execute(
             "SELECT list, a, b, members FROM model_links WHERE model = ? ORDER BY list, seq",
             (model,)):
-        lists[name][a if name == "families" else (sys.intern(a), b)] = tuple(
+        lists[name][common.setdefault(a, a) if name == "families" else (sys.intern(a), b)] = tuple(
             map(ids.__getitem__, _unpacked(members)))
     found = (len(entries), sum(map(len, by_kind.values())), sum(map(len, lists.values())))
     if tuple(counts) != found:
@@ -130,8 +138,8 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
     return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
 
 
-def _exact_entries(db: sqlite3.Connection, model: int,
-                   like: Mapping[str, Light]) -> list[Entry]:
+def _exact_entries(db: sqlite3.Connection, model: int, like: Mapping[str, Light],
+                   common: dict[str, str]) -> list[Entry]:
     """The entries of ``model``, the text each held of its record taken from ``like``: read and
     then dropped for the record's, it was ~190 MB at 310,000 records freed in small pieces
     between the entries kept, which the build's next steps did not fill (its peak rose)."""
@@ -142,7 +150,7 @@ def _exact_entries(db: sqlite3.Connection, model: int,
     entries = []
     for row in db.execute(f"SELECT same, {', '.join(columns)} FROM model_entries "
                           "WHERE model = ? ORDER BY seq", (model,)):
-        same, values = row[0], list(row[1:])
+        same, values = row[0], _one_of(list(row[1:]), common)
         if same:
             light = like.get(values[0])
             if light is None:
@@ -152,6 +160,16 @@ def _exact_entries(db: sqlite3.Connection, model: int,
                     values[at] = mine
         entries.append(Entry(*values))
     return entries
+
+
+def _one_of(values: list[Any], common: dict[str, str]) -> list[Any]:
+    """``values`` (an entry's row), its fields of :data:`_COMMON` the first string of their text
+    ``common`` was given."""
+    for at in _COMMON:
+        text = values[at]
+        if text is not None:
+            values[at] = common.setdefault(text, text)
+    return values
 
 
 def _same(entry: Entry, light: Light | None) -> int:
@@ -201,13 +219,13 @@ def _unpacked(data: bytes) -> Iterator[int]:
     return iter(numbers)
 
 
-def _shared(row: tuple[Any, ...], light: Light | None) -> Entry:
+def _shared(row: list[Any], light: Light | None) -> Entry:
     """The entry of ``row``, its text the strings of ``light`` where equal. Read back, a row's
     strings are its own: at 310,000 records those that equal a light record's were ~190 MB
     held twice while every unit builds (a description is most often its own summary)."""
     if light is None:
         return Entry(*row)
-    values = list(row)
+    values = row
     for at, mine in zip(_AT, _MINE(light.record), strict=True):
         if values[at] == mine:
             values[at] = mine
