@@ -143,3 +143,25 @@ def test_every_command_is_documented_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text("utf-8")
     documented = set(re.findall(r"`errdocs (\w+)", readme))
     assert set(main.commands) <= documented, set(main.commands) - documented
+
+
+def test_a_workers_full_disk_is_one_line(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's SQLite write on a full disk comes back through the pool as SQLite's error
+    (pickled, with its result code): one line, as any full disk, not a traceback."""
+    import pickle
+    import sqlite3
+
+    from errdocs import pipeline
+
+    full = sqlite3.OperationalError("database or disk is full")
+    full.sqlite_errorname = "SQLITE_FULL"
+
+    def build(*_args: object, **_kwargs: object) -> object:
+        raise pickle.loads(pickle.dumps(full))
+
+    monkeypatch.setattr(pipeline, "build", build)
+    result = CliRunner().invoke(main, ["build", "-f", str(project / "mkdocs.yml"),
+                                       str(SAMPLE)])
+    assert result.exit_code == 1
+    assert result.output == ("Error: .errdocs: the disk is full: free some space and try "
+                             "again; the previous site was left as it was\n")

@@ -183,12 +183,18 @@ def _with_relatives(data: Path) -> Path:
     return data
 
 
-def _round_trip(catalog: Catalog, like: dict[str, Light] | None = None) -> Catalog:
-    """``catalog`` written as the rows of a model and read back."""
+def _written(catalog: Catalog, model: int, like: dict[str, Light] | None = None
+             ) -> tuple[sqlite3.Connection, tuple[int, ...]]:
+    """A database holding ``catalog`` as the rows of ``model``, and their counts."""
     db = sqlite3.connect(":memory:")
     for statement in rows.TABLES:
         db.execute(statement)
-    counts = rows.write_model(db, 7, catalog)
+    return db, rows.write_model(db, model, catalog, like)
+
+
+def _round_trip(catalog: Catalog, like: dict[str, Light] | None = None) -> Catalog:
+    """``catalog`` written as the rows of a model and read back."""
+    db, counts = _written(catalog, 7)
     rows.write_model(db, 8, build_catalog([]))  # another model beside it is not read
     return rows.read_model(db, 7, marshal.loads(marshal.dumps(counts)), like)
 
@@ -270,10 +276,7 @@ def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
 def test_model_rows_that_are_not_all_there_are_not_a_model(tmp_path: Path) -> None:
     data = _with_relatives(synth.write(20, tmp_path / "data.jsonl", seed=3))
     catalog = build_catalog(x.record for x in scan([data], tmp_path / "work").lights)
-    db = sqlite3.connect(":memory:")
-    for statement in rows.TABLES:
-        db.execute(statement)
-    counts = rows.write_model(db, 1, catalog)
+    db, counts = _written(catalog, 1)
     db.execute("DELETE FROM model_links WHERE rowid = (SELECT max(rowid) FROM model_links)")
     with pytest.raises(rows.NotAModel):
         rows.read_model(db, 1, counts)
@@ -322,10 +325,7 @@ def test_a_model_read_for_its_own_key_takes_its_records_text(tmp_path: Path) -> 
     data = _with_relatives(synth.write(30, tmp_path / "data.jsonl", seed=12))
     lights = {x.record.id: x for x in scan([data], tmp_path / "work").lights}
     catalog = build_catalog(x.record for x in lights.values())
-    db = sqlite3.connect(":memory:")
-    for statement in rows.TABLES:
-        db.execute(statement)
-    counts = rows.write_model(db, 3, catalog, lights)
+    db, counts = _written(catalog, 3, lights)
     held = db.execute("SELECT count(*) FROM model_entries WHERE same > 1").fetchone()[0]
     assert held == len(lights)  # (each holds more of its record than its id)
     exact = rows.read_model(db, 3, counts, lights, exact=True)
@@ -462,10 +462,7 @@ def test_a_model_read_back_holds_one_string_of_each_common_text(tmp_path: Path,
     data = _with_relatives(synth.write(40, tmp_path / "data.jsonl", seed=14))
     lights = {x.record.id: x for x in scan([data], tmp_path / "work").lights}
     catalog = build_catalog(x.record for x in lights.values())
-    db = sqlite3.connect(":memory:")
-    for statement in rows.TABLES:
-        db.execute(statement)
-    counts = rows.write_model(db, 5, catalog, lights)
+    db, counts = _written(catalog, 5, lights)
     again = rows.read_model(db, 5, counts, lights, exact=exact)
     for field in ("repo", "error_class", "language", "severity"):
         texts = [getattr(e, field) for e in again.entries.values()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,14 +14,14 @@ import click
 from errdocs import pipeline
 from errdocs.build import ShardedReport, Slice, StrictProblems, site_addresses
 from errdocs.catalog.history import DEFAULT_KEEP
-from errdocs.errors import BuildFailed, ErrdocsError, os_failure
+from errdocs.errors import BuildFailed, ErrdocsError, os_failure, sqlite_failure
 from errdocs.lookup import lookup, report, store
 from errdocs.lookup.extract import cut_notes
 from errdocs.lookup.show import show as show_page
 from errdocs.pages.exports import FORMATS, export_catalogue, schema_text
 from errdocs.pages.permalinks import Addresses
 from errdocs.pipeline import Preview, open_lookup_index, record_of
-from errdocs.project import SAMPLE_DATASET, Settings, load_settings
+from errdocs.project import SAMPLE_DATASET, WORK_DIR, Settings, load_settings
 from errdocs.records.problems import Problem, summary
 from errdocs.site.bundle import BundleError, Selection, make_bundle
 from errdocs.site.owner import check_site_dir
@@ -105,6 +106,15 @@ class _Guarded(click.Group):
             # interpreter must not fail flushing stdout at exit either.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise SystemExit(1) from None
+        except sqlite3.Error as exc:
+            # A worker's own database write failing (a full disk): its error comes back
+            # through the pool as SQLite's, not as an OSError nor one of errdocs'.
+            failure = sqlite_failure(exc, WORK_DIR)
+            if failure is None or ctx.params.get("debug"):
+                raise
+            kept = _KEPT.get(ctx.invoked_subcommand or "")
+            raise click.ClickException(f"{os_failure(failure)}; {kept}" if kept
+                                       else os_failure(failure)) from exc
         except (ErrdocsError, OSError) as exc:
             if ctx.params.get("debug"):
                 raise
