@@ -67,8 +67,8 @@ _COMMON = tuple(_ENTRY.index(field) for field in (
     "repo", "family", "error_class", "error_type", "severity", "handling", "language"))
 """An entry's fields that many entries hold the same text of: read back, each row's is a string
 of its own, so one of each is kept (:func:`_one_of`). :mod:`marshal` had done so by itself (it
-writes an object held twice once): without it, a model read back held ~100 MB more at 310,000
-records."""
+writes an object held twice once). The likely cause of the ~106 MB the build process's peak
+rose at 310,000 records with the model as rows (not yet measured with this)."""
 
 
 class NotAModel(ValueError):
@@ -140,9 +140,9 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
 
 def _exact_entries(db: sqlite3.Connection, model: int, like: Mapping[str, Light],
                    common: dict[str, str]) -> list[Entry]:
-    """The entries of ``model``, the text each held of its record taken from ``like``: read and
-    then dropped for the record's, it was ~190 MB at 310,000 records freed in small pieces
-    between the entries kept, which the build's next steps did not fill (its peak rose)."""
+    """The entries of ``model``, the text each held of its record taken from ``like``: read,
+    it would be ~190 MB of strings at 310,000 records made only to be dropped for the record's
+    (the peak did not move with this alone: 1,632 MB then 1,630 MB, bench/README session 29)."""
     columns = _COLUMNS.split(", ")
     for bit, at in enumerate(_AT):
         if at:  # (the record's id is read: it finds the light record)
