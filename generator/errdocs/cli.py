@@ -112,18 +112,18 @@ class _Guarded(click.Group):
             failure = sqlite_failure(exc, WORK_DIR)
             if failure is None or ctx.params.get("debug"):
                 raise
-            kept = _KEPT.get(ctx.invoked_subcommand or "")
-            raise click.ClickException(f"{os_failure(failure)}; {kept}" if kept
-                                       else os_failure(failure)) from exc
+            raise click.ClickException(_os_line(ctx, failure)) from exc
         except (ErrdocsError, OSError) as exc:
             if ctx.params.get("debug"):
                 raise
-            if isinstance(exc, OSError):
-                kept = _KEPT.get(ctx.invoked_subcommand or "")
-                line = f"{os_failure(exc)}; {kept}" if kept else os_failure(exc)
-            else:
-                line = exc.line()
+            line = _os_line(ctx, exc) if isinstance(exc, OSError) else exc.line()
             raise click.ClickException(line) from exc
+
+
+def _os_line(ctx: click.Context, failure: OSError) -> str:
+    """The one line of an OS failure, with what the command left as it was."""
+    kept = _KEPT.get(ctx.invoked_subcommand or "")
+    return f"{os_failure(failure)}; {kept}" if kept else os_failure(failure)
 
 
 @click.group(cls=_Guarded)
