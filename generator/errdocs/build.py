@@ -30,6 +30,7 @@ from errdocs.catalog.memo import (
     home_from,
     keep_lines,
     kept_entries,
+    keys_from,
     lines_key,
     model_key,
     pages_data,
@@ -98,6 +99,7 @@ from errdocs.units.build import (
 )
 from errdocs.units.plan import (
     ROOT,
+    FileKey,
     Unit,
     UnitKind,
     data_units,
@@ -647,10 +649,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Their contents are on disk now: not held while the rest is made (the preparation's
     # peak came after, with them: 20,000 records' filter data are ~30 MB of strings).
     boxes, filters = replace(boxes, pages=None), replace(filters, pages=None)
-    static, past_files = _write_static(
+    static_keys, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
-    static_keys = file_keys(static)
-    del static  # the paged index's contents, on disk too
     everything = _global_key(settings)
     lines = lines_key(lights, rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
@@ -808,33 +808,71 @@ def site_addresses(settings: Settings) -> Addresses:
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
                   addresses: Addresses, lights: list[Light], memo: Memo,
-                  model: str) -> tuple[list[Page], list[Page]]:
+                  model: str) -> _Static:
     """The files at site paths outside the generated subtree that data units hold: the record
-    schema and the paged index (kept in ``memo`` under the ``model`` key, which covers the
-    addresses); and, made from the history, the pages at addresses records left and the
-    feed."""
+    schema and the paged index; and, made from the history, the pages at addresses records
+    left and the feed."""
     title = str(base_config(settings.config_file).get("site_name") or "errdocs")
-    files = [Page(SCHEMA_FILE, schema_text(addresses))]
-    files += memo.get(INDEX_PAGES, model, lambda: index_files(
-        (IndexEntry(x.record.id, x.record.error_message, catalog.entries[x.record.id].path)
-         for x in lights), addresses), pages_data, pages_from)
     past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
-    return files, past
+    return _Static([Page(SCHEMA_FILE, schema_text(addresses))], past,
+                   _index_pages(memo, model, static_dir(memo.work), catalog, addresses, lights))
 
 
-def _write_static(work: Path, files: tuple[list[Page], list[Page]]) -> tuple[list[Page],
-                                                                             list[Page]]:
+@dataclass
+class _Static:
+    """The static files a build writes (:func:`_write_static`)."""
+
+    files: list[Page]
+    """The record schema."""
+    past: list[Page]
+    """Made from the history: the pages at addresses records left, and the feed."""
+    index: tuple[dict[str, str], list[Page]]
+    """The paged index: each file's path and content hash, and the files to write (none when
+    those on disk are the index of this model already)."""
+
+
+def _index_pages(memo: Memo, model: str, folder: Path, catalog: Catalog, addresses: Addresses,
+                 lights: list[Light]) -> tuple[dict[str, str], list[Page]]:
+    """The paged index of every record (``/api/index/``): each file's path and content hash,
+    and the files when they must be written. Only the hashes are kept (in ``memo``, under the
+    ``model`` key, which covers the addresses): when the files on disk have them, a build holds
+    none of their contents (at 310,000 records the row of the files themselves was 55 MB,
+    read and decoded at the peak of a refresh whose model is taken)."""
+    key = stable_hash(model, "hashes")  # not the key of an errdocs that kept the files
+    kept = memo.kept(INDEX_PAGES, key, keys_from)
+    if kept is not None and all(_holds(folder / path, digest) for path, digest in kept.items()):
+        return kept, []
+    pages = index_files((IndexEntry(x.record.id, x.record.error_message,
+                                    catalog.entries[x.record.id].path) for x in lights),
+                        addresses)
+    hashes = dict(file_keys(pages))
+    memo.keep(INDEX_PAGES, key, hashes)
+    return hashes, pages
+
+
+def _holds(file: Path, digest: str) -> bool:
+    """Whether ``file`` is there with content of hash ``digest`` (:func:`file_keys`'s)."""
+    try:
+        return stable_hash(file.read_bytes()) == digest
+    except OSError:
+        return False
+
+
+def _write_static(work: Path, static: _Static) -> tuple[list[FileKey], list[Page]]:
     """Write the static files whose content changed into the work folder's static tree,
-    remove those of earlier builds that are gone; return them as data members (``/path``)."""
+    remove those of earlier builds that are gone; return the keys of the schema and the index
+    (``/path``, :func:`file_keys`) and the pages made from the history, as data members."""
     folder = static_dir(work)
     remove_temporaries(folder)  # what a killed build left (a few hundred files: a quick walk)
-    everything = [f for part in files for f in part]
-    known = claim(folder, (f.path for f in everything))  # listed first: a killed build's
+    hashes, index = static.index
+    everything = [*static.files, *static.past, *index]
+    paths = [f.path for f in (*static.files, *static.past)] + list(hashes)
+    known = claim(folder, paths)  # listed first: a killed build's
     write_changed(folder, everything)
-    update_manifest(folder, [f.path for f in everything], known)
-    now, past = ([Page(f"/{f.path}", f.content) for f in part] for part in files)
-    return now, past
+    update_manifest(folder, paths, known)
+    keys = [(f"/{path}", digest) for path, digest in file_keys(static.files) + list(hashes.items())]
+    return keys, [Page(f"/{f.path}", f.content) for f in static.past]
 
 
 def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:

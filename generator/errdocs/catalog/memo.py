@@ -85,7 +85,8 @@ HOME = "home"
 """The row of the home page's summary and the record pages it lists (made from every
 entry)."""
 INDEX_PAGES = "index-pages"
-"""The row of the paged index of every record (``/api/index/``)."""
+"""The row of the paged index of every record (``/api/index/``): each file's path and
+content hash (the files are on disk)."""
 LINES = "lines"
 """The row of each record's line hash, by id, when the page units were made (kept with
 them: :func:`previous_units`)."""
@@ -157,6 +158,13 @@ class Memo:
         value = make()
         self.keep(name, key, encode(value))
         return value
+
+    def kept(self, name: str, key: str, decode: Callable[[Any], T]) -> T | None:
+        """The value of row ``name`` when it was kept for ``key`` and decodes, else ``None``:
+        for a caller that checks the value, and makes it and keeps it (:meth:`keep`) when it
+        will not do."""
+        taken = self._take(name, key, decode)
+        return None if taken is _MISS else taken  # type: ignore[return-value]
 
     def get_rows(self, name: str, key: str, make: Callable[[], T], rows: Stored[T]) -> T:
         """:meth:`get` for a value kept as rows of tables of its own (``rows``)."""
