@@ -33,8 +33,6 @@ from errdocs.catalog.memo import (
     keys_from,
     lines_key,
     model_key,
-    pages_data,
-    pages_from,
     previous_units,
     units_data_of,
     units_from_data,
@@ -614,8 +612,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     version = dataset_version(x.record.dataset_version for x in lights)
     snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
                            seen(lights, catalog))
-    root_pages = memo.get(ROOT_PAGES, model, lambda: render_root_pages(catalog, changes=True),
-                          pages_data, pages_from)  # made from the catalogue alone
+    root = _kept_files(memo, ROOT_PAGES, model, settings.out_dir,
+                       lambda: render_root_pages(catalog, changes=True))  # of the model alone
     # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
     # Kept with the pages it links (the root unit's only record pages): both are made from
     # every entry.
@@ -627,7 +625,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     filters = filter_files(settings, catalog, rendering, remember=memo.remember(model),
                            edited=docs.edited)
     resolve = resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog, [*root_pages, home, *resolve, *changed_pages])
+    generated = _generated_paths(catalog, [*root.hashes, *(p.path for p in (
+        home, *resolve, *changed_pages))])
     generated.update(path for path, _hash in boxes.files + filters.files)
     # Listed as errdocs' before any is written: a killed build's pages are never taken for
     # hand-written ones, and the next build removes those it does not make again.
@@ -643,7 +642,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     docs = replace(docs, files=[])
     # Written before any unit is built: every unit reads the nav's titles from them, and data
     # units copy their files from there.
-    written = write_changed(settings.out_dir, [*root_pages, home, *resolve])[0]
+    written = write_changed(settings.out_dir, [*root.pages, home, *resolve])[0]
     written += _write_box_data(settings, boxes, BOXES) + _write_box_data(settings, filters,
                                                                          FILTERS)
     # Their contents are on disk now: not held while the rest is made (the preparation's
@@ -661,7 +660,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
                          lambda: data_units(files, everything), units_data, units_from)
     memo.save()
-    units = plan(lights, catalog, _root_inputs(settings, [*root_pages, home], hand_written),
+    units = plan(lights, catalog, _root_inputs(settings, {**root.hashes, **dict(file_keys(
+        [home]))}, hand_written),
                  everything, files, changed_pages, resolve + past_files, pages, data_made)
     sub = settings.subtree
     listed = {catalog.entries[item.id].path for version in snapshot.versions
@@ -669,7 +669,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
               if item.id in catalog.entries}  # what the "what changed" pages link to
     ctx = Context(settings, work, catalog, by_id,
                   found.sources,
-                  tuple(hand_written) + tuple(f"{sub}/{p.path}" for p in root_pages),
+                  tuple(hand_written) + tuple(f"{sub}/{path}" for path in root.hashes),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
                                 for g in catalog.groups[kind].values()}
                                | {f"{sub}/{path}" for path in recent}
@@ -679,7 +679,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     spare_existing()  # and the plan
     return _Prepared(ctx, units, made, stale, absent,
                      found.problems, len(found.lights), written, boxes.problems,
-                     boxes.unconverted, tuple(p.path for p in [*root_pages, home, *resolve]),
+                     boxes.unconverted, (*root.hashes, *(p.path for p in [home, *resolve])),
                      edited)
 
 
@@ -815,8 +815,10 @@ def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
     title = str(base_config(settings.config_file).get("site_name") or "errdocs")
     past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
-    return _Static([Page(SCHEMA_FILE, schema_text(addresses))], past,
-                   _index_pages(memo, model, static_dir(memo.work), catalog, addresses, lights))
+    index = _kept_files(memo, INDEX_PAGES, model, static_dir(memo.work), lambda: index_files(
+        (IndexEntry(x.record.id, x.record.error_message, catalog.entries[x.record.id].path)
+         for x in lights), addresses))  # the model's key covers the addresses
+    return _Static([Page(SCHEMA_FILE, schema_text(addresses))], past, index)
 
 
 @dataclass
@@ -827,28 +829,36 @@ class _Static:
     """The record schema."""
     past: list[Page]
     """Made from the history: the pages at addresses records left, and the feed."""
-    index: tuple[dict[str, str], list[Page]]
-    """The paged index: each file's path and content hash, and the files to write (none when
-    those on disk are the index of this model already)."""
+    index: _Files
+    """The paged index of every record (``/api/index/``)."""
 
 
-def _index_pages(memo: Memo, model: str, folder: Path, catalog: Catalog, addresses: Addresses,
-                 lights: list[Light]) -> tuple[dict[str, str], list[Page]]:
-    """The paged index of every record (``/api/index/``): each file's path and content hash,
-    and the files when they must be written. Only the hashes are kept (in ``memo``, under the
-    ``model`` key, which covers the addresses): when the files on disk have them, a build holds
-    none of their contents (at 310,000 records the row of the files themselves was 55 MB,
-    read and decoded at the peak of a refresh whose model is taken)."""
+@dataclass
+class _Files:
+    """Files made from the catalogue model alone, kept in the memo as their hashes
+    (:func:`_kept_files`)."""
+
+    hashes: dict[str, str]
+    """Each file's path and content hash (:func:`file_keys`), in order."""
+    pages: list[Page]
+    """The files to write: none when those on disk are the model's already."""
+
+
+def _kept_files(memo: Memo, name: str, model: str, folder: Path,
+                make: Callable[[], list[Page]]) -> _Files:
+    """The files ``make`` gives for the catalogue model of key ``model``, written to
+    ``folder``. Only their hashes are kept (memo row ``name``): when the files on disk have
+    them, a build holds none of their contents (at 310,000 records the rows of the files
+    themselves were 55 MB for the paged index and 25 MB for the root's pages, read and decoded
+    at the peak of a refresh whose model is taken); else they are made (and written)."""
     key = stable_hash(model, "hashes")  # not the key of an errdocs that kept the files
-    kept = memo.kept(INDEX_PAGES, key, keys_from)
+    kept = memo.kept(name, key, keys_from)
     if kept is not None and all(_holds(folder / path, digest) for path, digest in kept.items()):
-        return kept, []
-    pages = index_files((IndexEntry(x.record.id, x.record.error_message,
-                                    catalog.entries[x.record.id].path) for x in lights),
-                        addresses)
+        return _Files(kept, [])
+    pages = make()
     hashes = dict(file_keys(pages))
-    memo.keep(INDEX_PAGES, key, hashes)
-    return hashes, pages
+    memo.keep(name, key, hashes)
+    return _Files(hashes, pages)
 
 
 def _holds(file: Path, digest: str) -> bool:
@@ -865,8 +875,8 @@ def _write_static(work: Path, static: _Static) -> tuple[list[FileKey], list[Page
     (``/path``, :func:`file_keys`) and the pages made from the history, as data members."""
     folder = static_dir(work)
     remove_temporaries(folder)  # what a killed build left (a few hundred files: a quick walk)
-    hashes, index = static.index
-    everything = [*static.files, *static.past, *index]
+    hashes = static.index.hashes
+    everything = [*static.files, *static.past, *static.index.pages]
     paths = [f.path for f in (*static.files, *static.past)] + list(hashes)
     known = claim(folder, paths)  # listed first: a killed build's
     write_changed(folder, everything)
@@ -875,12 +885,12 @@ def _write_static(work: Path, static: _Static) -> tuple[list[FileKey], list[Page
     return keys, [Page(f"/{f.path}", f.content) for f in static.past]
 
 
-def _generated_paths(catalog: Catalog, root_pages: list[Page]) -> set[str]:
+def _generated_paths(catalog: Catalog, root_pages: Iterable[str]) -> set[str]:
     paths = {e.path for e in catalog.entries.values()}
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
             paths.update(group_pages(group))
-    paths.update(p.path for p in root_pages)
+    paths.update(root_pages)
     return paths
 
 
@@ -984,9 +994,11 @@ def _hand_written(settings: Settings, docs: _Docs, generated: set[str]
     return found, present
 
 
-def _root_inputs(settings: Settings, root_pages: list[Page],
+def _root_inputs(settings: Settings, root_pages: dict[str, str],
                  hand_written: list[str]) -> list[bytes]:
-    parts = [f"{p.path}\0{p.content}".encode() for p in root_pages]
+    """What the root unit is built from: its generated pages (path and content hash) and the
+    hand-written pages (path and content)."""
+    parts = [f"{path}\0{digest}".encode() for path, digest in root_pages.items()]
     for path in hand_written:
         parts += [path.encode(), (settings.docs_dir / path).read_bytes()]
     return parts
