@@ -30,6 +30,7 @@ from errdocs.catalog.memo import (
     home_from,
     keep_lines,
     kept_entries,
+    keys_data,
     keys_from,
     lines_key,
     model_key,
@@ -857,7 +858,7 @@ def _kept_files(memo: Memo, name: str, model: str, folder: Path,
         return _Files(kept, [])
     pages = make()
     hashes = dict(file_keys(pages))
-    memo.keep(name, key, hashes)
+    memo.keep(name, key, keys_data(hashes))
     return _Files(hashes, pages)
 
 

@@ -39,15 +39,16 @@ go when the next build makes its first row, and with every save.
 from __future__ import annotations
 
 import hashlib
+import io
 import marshal
 import sqlite3
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.rows import SWEEP as MODEL_SWEEP
@@ -58,7 +59,7 @@ from errdocs.catalog.store import Catalogue
 from errdocs.collector import collector_paused
 from errdocs.pages.render import Page
 from errdocs.records.record import Record
-from errdocs.units.plan import Previous, Unit, UnitsData, units_data, units_from
+from errdocs.units.plan import Previous, Unit, units_data, units_from
 
 ROWS = "CREATE TABLE IF NOT EXISTS memo_rows (name TEXT PRIMARY KEY, blob INTEGER NOT NULL)"
 """A row's name and the blob holding its key and bytes."""
@@ -148,8 +149,8 @@ class Memo:
         self._taken: dict[str, tuple[str, object, Any]] = {}
         """The rows :meth:`get` took, by name: their key, the decoder and the value."""
 
-    def get(self, name: str, key: str, make: Callable[[], T], encode: Callable[[T], Any],
-            decode: Callable[[Any], T]) -> T:
+    def get(self, name: str, key: str, make: Callable[[], T],
+            encode: Callable[[T], Sequence[Any]], decode: Callable[[Any], T]) -> T:
         """The value of row ``name`` when it was kept for ``key``, else ``make()`` (then kept
         by :meth:`save`)."""
         taken = self._take(name, key, decode)
@@ -172,7 +173,7 @@ class Memo:
         if taken is not _MISS:
             return taken  # type: ignore[return-value]
         value = make()
-        self._write(name, key, lambda db, blob: marshal.dumps(rows.write(db, blob, value)))
+        self._write(name, key, lambda db, blob: (rows.write(db, blob, value),))
         return value
 
     def previous(self, name: str, decode: Callable[[Any], T] | Stored[T]
@@ -203,13 +204,13 @@ class Memo:
             self._taken[name] = (found[0], decode, taken)
         return taken
 
-    def _decoded(self, found: tuple[str, int, bytes], decode: Callable[[Any], T] | Stored[T],
-                 exact: bool) -> T | object:
+    def _decoded(self, found: tuple[str, int, list[Any]],
+                 decode: Callable[[Any], T] | Stored[T], exact: bool) -> T | object:
         """What ``found`` decodes to, or :data:`_MISS`. ``exact``: found for the key asked
         for (:meth:`Stored.read`)."""
         try:
             with collector_paused():
-                data = marshal.loads(found[2])
+                data = found[2]
                 if not isinstance(decode, Stored):
                     return decode(data)
                 with Catalogue(self.work, keep=False) as catalogue:
@@ -218,20 +219,19 @@ class Memo:
                     # Read once, in order: the catalogue's 64 MiB page cache would fill with
                     # pages never read again, and stay in the heap once freed.
                     catalogue.db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
-                    return decode.read(catalogue.db, found[1], data, exact)
+                    return decode.read(catalogue.db, found[1], data[0], exact)
         except (*_FAILED, sqlite3.Error):
             return _MISS
 
-    def keep(self, name: str, key: str, value: Any) -> None:
-        """Keep ``value`` (what :mod:`marshal` writes) as row ``name`` for ``key``: its bytes
+    def keep(self, name: str, key: str, value: Sequence[Any]) -> None:
+        """Keep ``value`` (items :mod:`marshal` writes) as row ``name`` for ``key``: its bytes
         are written now, in a transaction of their own, and not held; the row is the earlier
         build's until :meth:`save`."""
-        data = marshal.dumps(value)
-        self._write(name, key, lambda _db, _blob: data)
+        self._write(name, key, lambda _db, _blob: value)
 
     def _write(self, name: str, key: str,
-               fill: Callable[[sqlite3.Connection, int], bytes]) -> None:
-        """Write row ``name``'s blob for ``key`` in a transaction of its own: its bytes are
+               fill: Callable[[sqlite3.Connection, int], Sequence[Any]]) -> None:
+        """Write row ``name``'s blob for ``key`` in a transaction of its own: its items are
         what ``fill`` returns, given the connection and the blob's id (what it may write rows
         under first)."""
         with Catalogue(self.work) as catalogue, catalogue.writing():
@@ -248,13 +248,19 @@ class Memo:
             blob = db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES (?, '', '')",
                               (key,)).lastrowid
             assert blob is not None
-            data = fill(db, blob)
+            items = fill(db, blob)
+            # Made item by item, twice (the size and digest first: a blob does not grow),
+            # never whole: marshal's bytes of the units' row alone were 62 MB, made at the
+            # preparation's peak.
+            size, digest = 0, _hasher()
+            for part in _blocks(items):
+                size += len(part)
+                digest.update(part)
             db.execute("UPDATE memo_blobs SET digest = ?, data = zeroblob(?) WHERE id = ?",
-                       (_digest(data), len(data), blob))
-            view = memoryview(data)
+                       (digest.digest(), size, blob))
             with db.blobopen("memo_blobs", "data", blob) as handle:
-                for start in range(0, len(data), _WRITE_BLOCK):
-                    handle.write(view[start:start + _WRITE_BLOCK])
+                for part in _blocks(items):
+                    handle.write(part)
             catalogue.commit(prune=False)
         self._new[name] = blob
 
@@ -266,7 +272,7 @@ class Memo:
         and that string (what else the keys are made from)."""
         def remember(extra: str, make: Callable[[], dict[str, str]]) -> dict[str, str]:
             key = hashlib.sha256(f"{model}\0{extra}".encode()).hexdigest()
-            return self.get(KEYS + extra.partition("\0")[0], key, make, dict, keys_from)
+            return self.get(KEYS + extra.partition("\0")[0], key, make, keys_data, keys_from)
         return remember
 
     def forget_previous(self) -> None:
@@ -292,24 +298,27 @@ class Memo:
             catalogue.commit(prune=False)
         self._new.clear()
 
-    def _read(self, name: str, key: str | None) -> tuple[str, int, bytes] | None:
-        """The row's key, blob id and bytes when it was kept for ``key`` (any key: ``None``)
-        and they are the bytes written."""
+    def _read(self, name: str, key: str | None) -> tuple[str, int, list[Any]] | None:
+        """The row's key, blob id and items when it was kept for ``key`` (any key: ``None``)
+        and its bytes are the bytes written. The bytes are read in blocks, an item at a time,
+        never whole (the units' row was 62 MB at 310,000 records)."""
         try:
             with Catalogue(self.work, keep=False) as catalogue:
                 db = catalogue.db
-                # The bytes are read only for the key asked for (a refresh's model has
-                # another: its row was ~150 MB at 310,000 records).
                 row = None if db is None else db.execute(
-                    "SELECT b.key, b.digest, b.data, b.id FROM memo_rows r JOIN memo_blobs b "
+                    "SELECT b.key, b.digest, b.id FROM memo_rows r JOIN memo_blobs b "
                     "ON b.id = r.blob WHERE r.name = ? AND ? IN (b.key, '')",
                     (name, key or "")).fetchone()
-        except sqlite3.Error:  # no table yet, or a damaged catalogue (the scan remakes it)
-            return None
-        if row is None or (key is not None and row[0] != key) or not isinstance(
-                row[2], bytes) or _digest(row[2]) != row[1]:
-            return None
-        return str(row[0]), int(row[3]), row[2]
+                # The bytes are read only for the key asked for (a refresh's model has
+                # another: its row was ~150 MB at 310,000 records).
+                if db is None or row is None or (key is not None and row[0] != key):
+                    return None
+                with collector_paused(), db.blobopen("memo_blobs", "data", row[2],
+                                                     readonly=True) as handle:
+                    items = _items(handle, row[1])
+        except (*_FAILED, sqlite3.Error):  # no table yet, a damaged catalogue (the scan
+            return None                    # remakes it), bytes not what this module wrote
+        return None if items is None else (str(row[0]), int(row[2]), items)
 
 
 class Stored(ABC, Generic[T]):
@@ -358,14 +367,76 @@ def _sweep(db: sqlite3.Connection) -> None:
 
 
 def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return _hasher(data).digest()
+
+
+def _hasher(data: bytes = b"") -> Any:
+    """The digest a row's bytes are checked by."""
+    return hashlib.blake2b(data, digest_size=16)
+
+
+_PARTS = "errdocs memo items"
+"""The mark a row's bytes begin with (then how many items): what this module wrote."""
+
+
+def _blocks(items: Sequence[Any]) -> Iterator[bytes]:
+    """The bytes of ``items`` (:mod:`marshal`'s, each item alone, after a head that counts
+    them), in blocks of about :data:`_WRITE_BLOCK` bytes."""
+    block = [marshal.dumps((_PARTS, len(items)))]
+    size = len(block[0])
+    for item in items:
+        data = marshal.dumps(item)
+        block.append(data)
+        size += len(data)
+        if size >= _WRITE_BLOCK:
+            yield b"".join(block)
+            block, size = [], 0
+    if block:
+        yield b"".join(block)
+
+
+class _Source(Protocol):
+    """What a row's bytes are read from: an open blob (or bytes in memory)."""
+
+    def read(self, length: int = -1, /) -> bytes: ...
+
+
+class _Checked(io.RawIOBase):
+    """A blob read in order, its bytes digested as they pass."""
+
+    def __init__(self, handle: _Source) -> None:
+        self.handle = handle
+        self.digest = _hasher()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.handle.read(len(buffer))
+        buffer[:len(data)] = data
+        self.digest.update(data)
+        return len(data)
+
+
+def _items(handle: _Source, digest: bytes) -> list[Any] | None:
+    """The items of a row's bytes (:func:`_blocks`), or ``None`` when they are not the bytes
+    written (raising one of :data:`_FAILED` when they are not such bytes)."""
+    checked = _Checked(handle)
+    reader = io.BufferedReader(checked, _WRITE_BLOCK)
+    mark, count = marshal.load(reader)
+    if mark != _PARTS or not isinstance(count, int):
+        raise TypeError("not a memo row")
+    items = [marshal.load(reader) for _ in range(count)]
+    if reader.read(1):
+        raise ValueError("bytes after the items")
+    return items if checked.digest.digest() == digest else None
 
 
 def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[Light]) -> None:
     """Keep each record's line hash (with ``code``, the render key they were read with, and
     ``model``, the key of the catalogue model made of them) as the :data:`LINES` row of
     ``lines`` (their :func:`lines_key`): what the next build's :func:`previous_units` needs."""
-    memo.keep(LINES, lines, (code, model, {x.record.id: x.line_hash for x in lights}))
+    memo.keep(LINES, lines, (code, model, *((x.record.id, x.line_hash) for x in lights)))
 
 
 def previous_model(memo: Memo, code: str, rows: ModelRows = PLAIN
@@ -406,32 +477,38 @@ def previous_units(memo: Memo, code: str, rows: ModelRows = PLAIN) -> Previous |
 
 
 def _lines_from(data: Any) -> tuple[str, str, dict[str, str]]:
-    code, model, lines = data
+    code, model, *lines = data
     if not isinstance(code, str) or not isinstance(model, str):
         raise TypeError("not a render key and a model key")
     return code, model, keys_from(lines)
 
 
-def units_data_of(lines: str) -> Callable[[list[Unit]], tuple[str, UnitsData]]:
-    """What the memo keeps of page units made from the lines of key ``lines``."""
-    return lambda units: (lines, units_data(units))
+def units_data_of(lines: str) -> Callable[[list[Unit]], tuple[Any, ...]]:
+    """What the memo keeps of page units made from the lines of key ``lines``: the key, then
+    each unit."""
+    return lambda units: (lines, *units_data(units))
 
 
 def units_from_data(data: Any) -> tuple[str, list[Unit]]:
     """The lines key and page units :func:`units_data_of` kept."""
-    lines, units = data
+    lines, *units = data
     if not isinstance(lines, str):
         raise TypeError("not a lines key")
     return lines, units_from(units)
 
 
+def keys_data(keys: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """A dict of strings (part keys, file hashes) as the memo keeps it: its items."""
+    return tuple(keys.items())
+
+
 def keys_from(data: Any) -> dict[str, str]:
-    """A dict of strings kept (part keys, line hashes; TypeError when ``data`` is not
-    such a value)."""
-    if not isinstance(data, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+    """A dict of strings kept as its items (part keys, file hashes, line hashes; TypeError or
+    ValueError when ``data`` is not such a value)."""
+    keys = dict(data)
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items()):
         raise TypeError("not part keys")
-    return data
+    return keys
 
 
 def home_data(home: tuple[Page, list[str]]) -> tuple[tuple[str, str], tuple[str, ...]]:
