@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -92,15 +93,39 @@ def times_file(folder: Path, tree: Path) -> Path | None:
 def read_times(file: Path) -> Times | None:
     """The folder times kept in ``file``; None when there are none or they are not what a
     repair writes (every folder is listed then)."""
+    kept = read_kept(file)
+    return None if kept is None else (dict(zip(kept.folders, kept.times, strict=True)),
+                                       kept.taken)
+
+
+def read_kept(file: Path) -> Kept | None:
+    """:func:`read_times` as a repair takes them (:class:`Kept`), read a part (a line) at a
+    time: read whole, the JSON text, its string and the dict of ~745,000 folders (at 310,000
+    records) were ~200 MB at once, at the start of the units' stage (the read-ahead's)."""
+    folders: list[str] = []
+    times = array("q")
     try:
-        data = json.loads(file.read_bytes())
-        times, taken = data["times"], data["taken"]
-    except (OSError, ValueError, KeyError, TypeError):
+        with file.open("rb") as lines:
+            head = _HEAD.fullmatch(next(lines, b""))
+            for line in lines:
+                if line == b"}}\n":  # the end: nothing may follow
+                    ended = next(lines, None) is None
+                    break
+                part = json.loads(b"{" + line.rstrip().removesuffix(b",") + b"}")
+                folders += part
+                times.extend(part.values())
+            else:
+                return None  # cut short
+    except (OSError, ValueError, TypeError, OverflowError):
         return None
-    if not (isinstance(times, dict) and "" in times and type(taken) is int
-            and all(type(t) is int for t in times.values())):
-        return None
-    return times, taken
+    if head is None or not ended or folders[:1] != [""] or not all(
+            a < b for a, b in itertools.pairwise(folders)):
+        return None  # not what write_times wrote (sorted, "" first: a repair's)
+    return Kept(folders, times, int(head[1]))
+
+
+_HEAD = re.compile(rb'\{"taken": (-?[0-9]+), "times": \{\n')
+"""The first line of a times file (:func:`write_times`)."""
 
 
 @dataclass(frozen=True)
@@ -131,20 +156,22 @@ class Kept:
 
 def write_times(file: Path, times: dict[str, int], taken: int) -> None:
     """Keep ``times`` (read from ``taken`` on) in ``file``, as :func:`read_times` reads them:
-    written in parts (~4,000 folders each), so the JSON text of ~745,000 folders (at 310,000
-    records, ~120 MB as text and bytes) is never whole in memory during the merge."""
+    written in parts (~4,000 folders each, a line each, the folders sorted), so the JSON text
+    of ~745,000 folders (at 310,000 records, ~120 MB as text and bytes) is never whole in
+    memory during the merge, nor when read (:func:`read_kept`). One JSON object all the
+    same."""
     atomic_write(file, _times_parts(times, taken))
 
 
 def _times_parts(times: dict[str, int], taken: int) -> Iterator[bytes]:
-    yield f'{{"taken": {int(taken)}, "times": {{'.encode()
-    items = iter(times.items())
+    yield f'{{"taken": {int(taken)}, "times": {{\n'.encode()
+    folders = iter(sorted(times))
     first = True
-    while part := dict(itertools.islice(items, TIMES_PART)):
-        text = json.dumps(part)[1:-1]  # its folders without the braces around them
-        yield (text if first else ", " + text).encode("utf-8")
+    while chosen := list(itertools.islice(folders, TIMES_PART)):
+        text = json.dumps({f: times[f] for f in chosen})[1:-1]  # without the braces
+        yield ("" if first else ",\n").encode() + text.encode("utf-8")
         first = False
-    yield b"}}"
+    yield b"\n}}\n"
 
 
 def relist(folder: Path, tree: Path, wanted: set[str]) -> None:
@@ -242,11 +269,9 @@ def _start(work: Path, target: Path) -> Ahead | None:
 
 def _read(ahead: Ahead) -> None:
     try:
-        times = read_times(ahead.file)
+        kept = read_kept(ahead.file)
         early = None
-        if times is not None:
-            kept = Kept.of(times)
-            del times  # (the dict: not held while the units build)
+        if kept is not None:
             early = Early(kept, folder_times(ahead.tree, kept.folders, ahead.stop))
     except BaseException as exc:  # told to the merge, which then reads them itself
         ahead.early.set_exception(exc)

@@ -49,7 +49,7 @@ from errdocs.site.folders import (
     Kept,
     folder_time,
     folder_times,
-    read_times,
+    read_kept,
     times_file,
     write_times,
 )
@@ -451,8 +451,7 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
 
 def _kept_times(file: Path | None) -> Kept | None:
     """The kept times in ``file``, None when there are none."""
-    times = None if file is None else read_times(file)
-    return None if times is None else Kept.of(times)
+    return None if file is None else read_kept(file)
 
 
 def _trusted_from(times: dict[str, int], taken: int, goes_live: bool) -> int:
