@@ -313,12 +313,15 @@ class Memo:
                 # another: its row was ~150 MB at 310,000 records).
                 if db is None or row is None or (key is not None and row[0] != key):
                     return None
-                with collector_paused(), db.blobopen("memo_blobs", "data", row[2],
-                                                     readonly=True) as handle:
-                    items = _items(handle, row[1])
+                with db.blobopen("memo_blobs", "data", row[2], readonly=True) as handle:
+                    if _digest_of(handle) != row[1]:
+                        return None
+                    handle.seek(0)
+                    with collector_paused():
+                        items = _items(handle)
         except (*_FAILED, sqlite3.Error):  # no table yet, a damaged catalogue (the scan
             return None                    # remakes it), bytes not what this module wrote
-        return None if items is None else (str(row[0]), int(row[2]), items)
+        return str(row[0]), int(row[2]), items
 
 
 class Stored(ABC, Generic[T]):
@@ -401,12 +404,11 @@ class _Source(Protocol):
     def read(self, length: int = -1, /) -> bytes: ...
 
 
-class _Checked(io.RawIOBase):
-    """A blob read in order, its bytes digested as they pass."""
+class _Reader(io.RawIOBase):
+    """Bytes read from a :class:`_Source`, for :func:`marshal.load` (through a buffer)."""
 
     def __init__(self, handle: _Source) -> None:
         self.handle = handle
-        self.digest = _hasher()
 
     def readable(self) -> bool:
         return True
@@ -414,22 +416,29 @@ class _Checked(io.RawIOBase):
     def readinto(self, buffer: Any) -> int:
         data = self.handle.read(len(buffer))
         buffer[:len(data)] = data
-        self.digest.update(data)
         return len(data)
 
 
-def _items(handle: _Source, digest: bytes) -> list[Any] | None:
-    """The items of a row's bytes (:func:`_blocks`), or ``None`` when they are not the bytes
-    written (raising one of :data:`_FAILED` when they are not such bytes)."""
-    checked = _Checked(handle)
-    reader = io.BufferedReader(checked, _WRITE_BLOCK)
+def _digest_of(handle: _Source) -> bytes:
+    """The digest of what ``handle`` holds, read in blocks (checked before anything is
+    decoded: bytes a disk damaged could ask :mod:`marshal` for any amount of memory)."""
+    digest = _hasher()
+    while block := handle.read(_WRITE_BLOCK):
+        digest.update(block)
+    return bytes(digest.digest())
+
+
+def _items(handle: _Source) -> list[Any]:
+    """The items of a row's bytes (:func:`_blocks`), read a block at a time (raising one of
+    :data:`_FAILED` when they are not such bytes)."""
+    reader = io.BufferedReader(_Reader(handle), _WRITE_BLOCK)
     mark, count = marshal.load(reader)
     if mark != _PARTS or not isinstance(count, int):
         raise TypeError("not a memo row")
     items = [marshal.load(reader) for _ in range(count)]
     if reader.read(1):
         raise ValueError("bytes after the items")
-    return items if checked.digest.digest() == digest else None
+    return items
 
 
 def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[Light]) -> None:
