@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from errdocs.pages import write
 from errdocs.pages.render import Page
 from errdocs.pages.write import (
     MANIFEST,
@@ -118,3 +119,31 @@ def test_claim_beyond_holds_no_copy_of_the_manifest(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < (tmp_path / MANIFEST).stat().st_size / 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(paths=st.sets(st.text(st.characters(codec="utf-8"), min_size=1, max_size=12),
+                     max_size=12), part=st.integers(1, 4))
+def test_the_manifest_is_written_as_json_writes_it(tmp_path_factory: pytest.TempPathFactory,
+                                                   paths: set[str], part: int) -> None:
+    """Written in parts, the manifest is byte for byte what ``json.dumps(..., indent=0)``
+    wrote whole (what a manifest of an earlier errdocs is, and what is read a line at a time).
+    """
+    out = tmp_path_factory.mktemp("out")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(write, "_MANIFEST_PART", part)
+        write._write_manifest(out, paths)
+    assert (out / MANIFEST).read_text("utf-8") == json.dumps({"files": sorted(paths)}, indent=0)
+
+
+def test_the_manifest_is_never_whole_in_memory(tmp_path: Path) -> None:
+    import tracemalloc
+
+    paths = {f"errors/repo-{n:06}/{'x' * 60}.md" for n in range(50_000)}
+    tracemalloc.start()
+    try:
+        write._write_manifest(tmp_path, paths)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < (tmp_path / MANIFEST).stat().st_size / 2  # the sorted list, and a part

@@ -249,5 +249,22 @@ def _prune_empty_dirs(directory: Path, stop: Path) -> None:
 
 
 def _write_manifest(out_dir: Path, files: Iterable[str]) -> None:
-    body = json.dumps({"files": sorted(files)}, indent=0)
-    atomic_write(out_dir / MANIFEST, body.encode("utf-8"))
+    """Write the manifest as ``json.dumps({"files": sorted(files)}, indent=0)`` would (one
+    path a line), a part at a time: made whole, the JSON text of ~400,000 paths (its pieces,
+    the text and its bytes) was the top of a cold build at 310,000 records (+225 MB)."""
+    atomic_write(out_dir / MANIFEST, _manifest_parts(sorted(files)))
+
+
+def _manifest_parts(files: list[str]) -> Iterator[bytes]:
+    if not files:
+        yield b'{\n"files": []\n}'
+        return
+    yield b'{\n"files": [\n'
+    for start in range(0, len(files), _MANIFEST_PART):
+        text = ",\n".join(map(json.dumps, files[start:start + _MANIFEST_PART]))
+        yield (b",\n" if start else b"") + text.encode("ascii")
+    yield b"\n]\n}"
+
+
+_MANIFEST_PART = 4096
+"""Paths of the manifest made into bytes at once."""
