@@ -323,6 +323,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
         pending = journal.record(work, pending, (  # before any unit writes a page
             (page, key) for unit in dirty if unit.name in todo
             for page, key in unit.page_keys if page in todo[unit.name]))
+        del todo  # (every page of a cold build: not held while the units build)
         _invalidate(work, dirty, units)
         ready = _watching(work, watch, units, chosen, dirty)
         # The merge's first step, the spare tree's folder stats, needs nothing the units

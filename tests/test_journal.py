@@ -1,0 +1,43 @@
+"""The journal of pages an unfinished build may have rewritten (:mod:`errdocs.site.journal`):
+written a part at a time as the one JSON object it always was, read back as written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from errdocs.site import journal
+
+_KEYS = st.text("0123456789abcdef", min_size=16, max_size=64)
+_WRITES = st.lists(st.tuples(st.text(st.characters(codec="utf-8"), min_size=1, max_size=10),
+                             _KEYS), max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(first=_WRITES, then=_WRITES, part=st.integers(1, 3))
+def test_the_journal_is_written_as_one_json_object_and_read_back(
+        tmp_path_factory: pytest.TempPathFactory, first: list[tuple[str, str]],
+        then: list[tuple[str, str]], part: int) -> None:
+    work = tmp_path_factory.mktemp("work")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal, "_PART", part)
+        kept = journal.record(work, journal.record(work, {}, first), then)
+    expected: dict[str, set[str]] = {}
+    for page, key in first + then:
+        expected.setdefault(page, set()).add(key[:16])
+    assert kept == {page: tuple(sorted(keys)) for page, keys in expected.items()}
+    if not expected:
+        assert not (work / journal.FILE).exists()
+        return
+    text = (work / journal.FILE).read_text("utf-8")
+    assert text == json.dumps({"pages": {p: sorted(k) for p, k in sorted(expected.items())}})
+    assert journal.read(work) == kept
+
+
+def test_a_journal_not_as_written_distrusts_every_page(tmp_path: Path) -> None:
+    (tmp_path / journal.FILE).write_text('{"pages": {"a": [1]}}', "utf-8")
+    assert journal.read(tmp_path) == {"": ()}
