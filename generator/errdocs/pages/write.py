@@ -61,8 +61,8 @@ def claim(out_dir: Path, paths: Iterable[str]) -> set[str]:
 def claim_beyond(out_dir: Path, wanted: set[str]) -> set[str]:
     """:func:`claim` for ``wanted``, returning only what the manifest lists beyond it (what
     an earlier run wrote and this one will not: a few paths). The manifest is read a path at
-    a time (:func:`_listed`): at 310,000 records the whole of it, as a set of strings of its
-    own, was ~70 MB at the build's preparation."""
+    a time (:func:`_listed`): read whole, it was a set of strings of its own (~400,000 paths
+    at 310,000 records), held at the build's preparation."""
     out_dir.mkdir(parents=True, exist_ok=True)
     beyond: set[str] = set()
     listed = 0
@@ -250,8 +250,9 @@ def _prune_empty_dirs(directory: Path, stop: Path) -> None:
 
 def _write_manifest(out_dir: Path, files: Iterable[str]) -> None:
     """Write the manifest as ``json.dumps({"files": sorted(files)}, indent=0)`` would (one
-    path a line), a part at a time: made whole, the JSON text of ~400,000 paths (its pieces,
-    the text and its bytes) was the top of a cold build at 310,000 records (+225 MB)."""
+    path a line), a part at a time: made whole, its text's pieces, the text and its bytes were
+    held at once (at 50,000 paths, 2.8 times the file, traced); the claim that wrote it whole
+    was the sampled top of a cold build at 310,000 records (+225 MB in 1.5 s)."""
     atomic_write(out_dir / MANIFEST, _manifest_parts(sorted(files)))
 
 
