@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -187,6 +187,17 @@ def _write_if_changed(target: Path, data: bytes) -> bool:
         target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(target, data)
     return True
+
+
+def json_members(mapping: Mapping[str, object], size: int, separator: bytes
+                 ) -> Iterator[bytes]:
+    """The members of ``mapping`` as a JSON object writes them (keys sorted, no braces),
+    ``size`` keys at a time, parts after the first led by ``separator``: a large object
+    written with :func:`atomic_write` is never whole text in memory."""
+    keys = sorted(mapping)
+    for start in range(0, len(keys), size):
+        text = json.dumps({key: mapping[key] for key in keys[start:start + size]})[1:-1]
+        yield (separator if start else b"") + text.encode("utf-8")
 
 
 def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:

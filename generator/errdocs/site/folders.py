@@ -27,7 +27,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from errdocs.pages.write import atomic_write
+from errdocs.pages.write import atomic_write, json_members
 from errdocs.site.state import TIMES, Place, identity
 
 LSTAT_THREADS = 16
@@ -167,12 +167,7 @@ def write_times(file: Path, times: dict[str, int], taken: int) -> None:
 
 def _times_parts(times: dict[str, int], taken: int) -> Iterator[bytes]:
     yield f'{{"taken": {int(taken)}, "times": {{\n'.encode()
-    folders = iter(sorted(times))
-    first = True
-    while chosen := list(itertools.islice(folders, TIMES_PART)):
-        text = json.dumps({f: times[f] for f in chosen})[1:-1]  # without the braces
-        yield ("" if first else ",\n").encode() + text.encode("utf-8")
-        first = False
+    yield from json_members(times, TIMES_PART, b",\n")
     yield b"\n}}\n"
 
 
