@@ -78,7 +78,7 @@ def _set_data(project: Path, name: str, data: bytes, *, digest: bool) -> None:
         db.execute(f"UPDATE memo_blobs SET data = ? WHERE id = {blob}", (data, name))
         if digest:
             db.execute(f"UPDATE memo_blobs SET digest = ? WHERE id = {blob}",
-                       (memo._digest(data), name))
+                       (memo._digest_of(io.BytesIO(data)), name))
 
 
 def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: Path,

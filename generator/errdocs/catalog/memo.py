@@ -369,13 +369,9 @@ def _sweep(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-def _digest(data: bytes) -> bytes:
-    return _hasher(data).digest()
-
-
-def _hasher(data: bytes = b"") -> Any:
+def _hasher() -> Any:
     """The digest a row's bytes are checked by."""
-    return hashlib.blake2b(data, digest_size=16)
+    return hashlib.blake2b(digest_size=16)
 
 
 _PARTS = "errdocs memo items"
