@@ -221,7 +221,7 @@ def test_a_row_gives_the_parts_it_was_kept_with(tmp_path: Path) -> None:
     """The parts' files are kept as :mod:`marshal` bytes (decoded in C on every build); a row
     in another form (an older errdocs' JSON) or damaged is no row: the files are made again
     and compared with the disk."""
-    data = boxdata.BoxData("key", [("a/x.js", "h1"), ("a/y.js", "h2")], None, (), 0,
+    data = boxdata.BoxData("key", [("a/x.js", "h1"), ("a/y.js", "h2")], False, (), 0,
                            (("index", "k1", [("a/x.js", "h1")]), ("r0", "k2", [("a/y.js", "h2")])))
     boxdata.keep(tmp_path, data)
     with sqlite3.connect(tmp_path / "catalog.sqlite") as db:
@@ -231,3 +231,68 @@ def test_a_row_gives_the_parts_it_was_kept_with(tmp_path: Path) -> None:
     for other in (json.dumps([list(p) for p in data.parts]), files[:-3], b"\xff" * 8):
         with pytest.raises((TypeError, ValueError, EOFError)):
             boxdata._parts_from(other)
+
+
+def test_the_filter_data_are_never_whole_in_memory(project: Path) -> None:
+    """Made whole before they were written, the listings' filter data were the largest step
+    of a cold build's preparation at 310,000 records (+420 MB sampled): each file is written
+    as it is made (under a temporary name, placed once the build has claimed it), so what is
+    held is a fraction of what is written."""
+    import tracemalloc
+
+    from errdocs.catalog.model import build_catalog
+    from errdocs.pages.write import TEMPORARY, Staged
+    from errdocs.project import load_settings
+
+    from .helpers import record
+
+    # Rows as long as they get (each value near its cut), so the files' text outweighs
+    # what is held a record while they are made (its facets' values, its file's key).
+    catalog = build_catalog([record(
+        f"id{n:05d}", repo=f"o/r{n % 40}", slug=f"s{n}",
+        error_class=f"C{n % 7}" + "Error" * 38, error_type=f"kind{n % 5}" + "k" * 190,
+        handling_strategy=f"h{n % 3}" + "-guard" * 32,
+        error_message=f"{n} could not be loaded from the worker's queue " * 8,
+        documentation=f"The {n}th record's documentation says what went wrong " * 4 + ".",
+        file_path=f"src/{'pkg/' * 12}m{n}.py", line_number=n + 1) for n in range(3000)])
+    settings = load_settings(project / "mkdocs.yml")
+    with Staged(settings.out_dir) as staged:
+        tracemalloc.start()
+        try:
+            data = boxdata.filter_files(settings, catalog, "code", staged=staged)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert not any((settings.out_dir / path).exists() for path, _hash in data.files)
+        assert staged.place() == len(data.files)
+    assert not list(settings.out_dir.rglob(f"{TEMPORARY}*"))
+    size = sum((settings.out_dir / path).stat().st_size for path, _hash in data.files)
+    assert peak < 0.8 * size, (peak, size)  # made whole: 1.6 times the size
+
+
+def test_a_build_failing_before_its_data_files_are_placed_leaves_them_as_they_were(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data files a build makes are written under temporary names before the build claims
+    them: a build failing in between (here, its claim) leaves the files the last build wrote,
+    and no temporary file; the next build gives a cold build's site."""
+    first = synth.write(10, tmp_path / "a.jsonl", seed=24)
+    second = tmp_path / "b.jsonl"
+    second.write_bytes(first.read_bytes())
+    prefix_field(second, 2, "errorMessage", "Wombat refused ")
+    build_project(project, first)
+    docs = project / "docs" / "errors"
+    before = _data_files(project, "filter/")
+
+    def failed(*args: object) -> None:
+        raise OSError(28, "No space left on device", str(docs / "x"))
+
+    monkeypatch.setattr(build, "claim_beyond", failed)
+    with pytest.raises(OSError):
+        build_project(project, second)
+    assert not [p for p in docs.rglob("*") if p.name.startswith(".tmp-")]
+    assert _data_files(project, "filter/") == before
+    monkeypatch.undo()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    build_project(project, second)
+    assert any(b"wombat" in text for text in _data_files(project, "filter/").values())
+    assert site_tree(project / "site") == cold_site(project, second, tmp_path / "cold")

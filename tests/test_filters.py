@@ -47,7 +47,7 @@ def test_a_small_listing_offers_the_values_it_has_with_counts_and_each_records_v
     catalog = build_catalog(records)
     group = catalog.group_of(GroupKind.REPO, "o/r")
     key = facets.group_filter(group)
-    summary = _data(filters.filter_data(catalog), f"g/{key}.js")
+    summary = _data(list(filters.filter_data(catalog)), f"g/{key}.js")
     offered = {name: values for name, values, _ in summary["facets"]}
     assert list(offered) == ["class", "type", "severity", "handling", "language"]  # one repo
     assert offered["class"] == [["TypeError", 2], ["(none)", 1], ["ValueError", 1]]
@@ -64,7 +64,7 @@ def test_a_large_listing_has_a_list_file_a_page_of_each_shown_value() -> None:
     catalog = build_catalog(records)
     group = catalog.group_of(GroupKind.REPO, "o/r0")
     key = facets.group_filter(group)
-    files = filters.filter_data(catalog)
+    files = list(filters.filter_data(catalog))
     summary = _data(files, f"g/{key}.js")
     assert "records" not in summary
     (klass,) = [values for name, values, _ in summary["facets"] if name == "class"]
@@ -78,7 +78,7 @@ def test_a_large_listing_has_a_list_file_a_page_of_each_shown_value() -> None:
 
 def test_a_large_listing_offers_its_most_common_values_and_counts_the_rest() -> None:
     records = _repo_records(filters.SMALL + 100, classes=filters.SMALL + 100, repos=2)
-    summary = _data(filters.filter_data(build_catalog(records)), f"g/{facets.CATALOGUE}.js")
+    summary = _data(list(filters.filter_data(build_catalog(records))), f"g/{facets.CATALOGUE}.js")
     offered = {name: (values, hidden) for name, values, hidden in summary["facets"]}
     values, hidden = offered["class"]
     assert len(values) == filters.SHOWN and hidden == len(records) - filters.SHOWN
@@ -90,7 +90,7 @@ def test_a_large_listing_offers_its_most_common_values_and_counts_the_rest() -> 
 def test_rows_show_what_the_listing_shows_and_are_where_the_hash_says() -> None:
     records = _repo_records(100, classes=4)
     catalog = build_catalog(records)
-    files = filters.filter_data(catalog)
+    files = list(filters.filter_data(catalog))
     rows = _data(files, "manifest.js")["rows"]
     assert rows == 32  # 100 records, at most 6 a file on average
     for entry in catalog.entries.values():
@@ -129,7 +129,7 @@ def test_one_filter_action_downloads_little_and_no_file_is_large() -> None:
                       file_path=f"src/{'deep/' * rng.randint(0, 6)}m{n}.py", line_number=n,
                       documentation="It fails. " * rng.randint(1, 20)) for n in range(3000)]
     catalog = build_catalog(records)
-    files = filters.filter_data(catalog)
+    files = list(filters.filter_data(catalog))
     size = {f.path: len(f.content.encode()) for f in files}
     assert max(size.values()) < 60_000
     rows = filters.row_file_count(len(records))
@@ -176,7 +176,7 @@ def test_no_summary_is_longer_than_its_budget_whatever_the_values() -> None:
     most common values (a prefix of the ranking), and counts the records of the others."""
     records = _pathological()
     catalog = build_catalog(records)
-    files = filters.filter_data(catalog)
+    files = list(filters.filter_data(catalog))
     listings: list[tuple[str, Sequence[Entry]]] = [
         (facets.CATALOGUE, sorted(catalog.entries.values(), key=lambda e: e.sort_key))]
     listings += [(facets.group_filter(g), g.entries) for kind in facets.FILTERED
@@ -225,7 +225,7 @@ def test_record_text_reaches_the_data_as_json_strings_only(texts: list) -> None:
                       error_class=klass, file_path=path, line_number=1)
                for n, (message, klass, path) in enumerate(texts)]
     catalog = build_catalog(records)
-    files = filters.filter_data(catalog)
+    files = list(filters.filter_data(catalog))
     assert all(f.content.isascii() and _SCRIPT.match(f.content) for f in files)
     assert all(re.fullmatch(r"[a-z0-9/.-]+", f.path) for f in files)  # no text in a path
     rows = filters.row_file_count(len(records))
@@ -246,7 +246,7 @@ def test_long_values_are_cut_in_rows_and_still_filter_exactly() -> None:
                        error_type=long, severity=long, handling_strategy=long,
                        file_path=f"src/l{n}.py", line_number=1) for n in range(6)]
     catalog = build_catalog(records)
-    files = filters.filter_data(catalog)
+    files = list(filters.filter_data(catalog))
     rows = {k: v for f in files if f.path.startswith(f"{filters.FOLDER}/r/")
             for k, v in _data(files, f.path.removeprefix(f"{filters.FOLDER}/")).items()}
     assert len(rows) == 66

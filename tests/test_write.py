@@ -147,3 +147,60 @@ def test_the_manifest_is_never_whole_in_memory(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < (tmp_path / MANIFEST).stat().st_size / 2  # the sorted list, and a part
+
+
+def test_staged_pages_are_temporary_files_until_placed(tmp_path: Path) -> None:
+    """A staged page is a temporary file beside its place (the place itself untouched) until
+    :meth:`~write.Staged.place`; one whose file holds its bytes is not written; what is not
+    placed goes when the ``with`` block is left, by an exception or not."""
+    out = tmp_path / "errors"
+    (out / "a").mkdir(parents=True)
+    (out / "a" / "same.js").write_text("kept")
+    (out / "a" / "old.js").write_text("before")
+
+    def temporaries() -> list[str]:
+        return sorted(p.name for p in out.rglob(f"{write.TEMPORARY}*"))
+
+    with write.Staged(out) as staged:
+        assert not staged.add(Page("a/same.js", "kept"))
+        assert staged.add(Page("a/old.js", "after"))
+        assert staged.add(Page("b/c/new.js", "new"))
+        assert len(temporaries()) == 2
+        assert (out / "a" / "old.js").read_text() == "before"
+        assert not (out / "b" / "c" / "new.js").exists()
+        assert staged.place() == 2
+        assert staged.place() == 0
+    assert temporaries() == []
+    assert (out / "a" / "old.js").read_text() == "after"
+    assert (out / "b" / "c" / "new.js").read_text() == "new"
+    with pytest.raises(RuntimeError), write.Staged(out) as staged:
+        staged.add(Page("a/old.js", "never"))
+        assert len(temporaries()) == 1
+        raise RuntimeError("the build failed before placing")
+    assert temporaries() == []
+    assert (out / "a" / "old.js").read_text() == "after"
+    with pytest.raises(ValueError, match="outside"):
+        write.Staged(out).add(Page("../escape.js", "x"))
+    assert not (tmp_path / "escape.js").exists()
+
+
+def test_a_failed_placing_names_the_file_and_leaves_no_temporary(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "errors"
+    real = write.os.replace
+    calls: list[str] = []
+
+    def replace(source: str, target: Path) -> None:
+        calls.append(source)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device", source)
+        real(source, target)
+
+    with write.Staged(out) as staged:
+        for name in ("x", "y", "z"):
+            staged.add(Page(f"{name}.js", name))
+        monkeypatch.setattr(write.os, "replace", replace)
+        with pytest.raises(OSError) as failed:
+            staged.place()
+    assert failed.value.filename == str(out / "y.js")
+    assert sorted(p.name for p in out.iterdir()) == ["x.js"]

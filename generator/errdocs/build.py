@@ -60,6 +60,7 @@ from errdocs.pages.render import root_pages as render_root_pages
 from errdocs.pages.write import (
     MANIFEST,
     TEMPORARY,
+    Staged,
     claim,
     claim_beyond,
     drop_stale,
@@ -607,49 +608,48 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         (x.record for x in found.lights), kept_entries(memo, rendering, found.lights, rows)),
                             rows)
     spare_existing()  # the catalogue too
-    # The paste box's and the search box's data files (made again only when what they show
-    # changed: else only their paths and hashes are known, the files are on disk).
-    boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text,
-                     remember=memo.remember(model), edited=docs.edited)
-    lights = found.lights
-    version = dataset_version(x.record.dataset_version for x in lights)
-    snapshot = past.update(version, version_time(version, (x.record.analyzed_at for x in lights)),
-                           seen(lights, catalog))
-    root = _kept_files(memo, ROOT_PAGES, model, settings.out_dir,
-                       lambda: render_root_pages(catalog, changes=True))  # of the model alone
-    # Not a page (a dot file MkDocs skips): the root unit's home page reads it (errdocs-home).
-    # Kept with the pages it links (the root unit's only record pages): both are made from
-    # every entry.
-    home, recent = memo.get(HOME, stable_hash(model, settings.subtree), lambda: (
-        render_home_fragment(catalog, settings.subtree, changes=True),
-        [e.path for e in recent_entries(catalog)]), home_data, home_from)
-    changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
-    # The listings' filters' data files (made again only for the records that changed).
-    filters = filter_files(settings, catalog, rendering, remember=memo.remember(model),
-                           edited=docs.edited)
-    resolve = resolve_data(catalog, snapshot, addresses)
-    generated = _generated_paths(catalog, [*root.hashes, *(p.path for p in (
-        home, *resolve, *changed_pages))])
-    generated.update(path for path, _hash in boxes.files + filters.files)
-    # Listed as errdocs' before any is written: a killed build's pages are never taken for
-    # hand-written ones, and the next build removes those it does not make again.
-    stale = frozenset(claim_beyond(settings.out_dir, generated))
-    hand_written, absent = _hand_written(settings, docs, generated, stale)
-    _check_reserved(hand_written)
-    # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
-    # 310,000 records: only what the end needs of them is kept.
-    edited = docs.edited & generated
-    made = tuple(generated)  # (the set's table alone was 32 MB at 310,000 records)
-    del generated
-    docs = replace(docs, files=[])
-    # Written before any unit is built: every unit reads the nav's titles from them, and data
-    # units copy their files from there.
-    written = write_changed(settings.out_dir, [*root.pages, home, *resolve])[0]
-    written += _write_box_data(settings, boxes, BOXES) + _write_box_data(settings, filters,
-                                                                         FILTERS)
-    # Their contents are on disk now: not held while the rest is made (the preparation's
-    # peak came after, with them: 20,000 records' filter data are ~30 MB of strings).
-    boxes, filters = replace(boxes, pages=None), replace(filters, pages=None)
+    # The data files are written as they are made, under temporary names, and put in place
+    # once claimed (made whole, the filter data were +420 MB sampled at 310,000 records).
+    with Staged(settings.out_dir) as staged:
+        # The paste box's and the search box's data files (made again only when what they
+        # show changed: else only their paths and hashes are known, the files are on disk).
+        boxes = box_data(settings, found.lights, catalog, rendering, full_text=full_text,
+                         remember=memo.remember(model), edited=docs.edited, staged=staged)
+        lights = found.lights
+        version = dataset_version(x.record.dataset_version for x in lights)
+        snapshot = past.update(version, version_time(
+            version, (x.record.analyzed_at for x in lights)), seen(lights, catalog))
+        root = _kept_files(memo, ROOT_PAGES, model, settings.out_dir,
+                           lambda: render_root_pages(catalog, changes=True))  # of the model
+        # Not a page (a dot file MkDocs skips): the root unit's home page reads it
+        # (errdocs-home). Kept with the pages it links (the root unit's only record pages):
+        # both are made from every entry.
+        home, recent = memo.get(HOME, stable_hash(model, settings.subtree), lambda: (
+            render_home_fragment(catalog, settings.subtree, changes=True),
+            [e.path for e in recent_entries(catalog)]), home_data, home_from)
+        changed_pages = changes_pages(snapshot, catalog, addresses, past.keep)
+        # The listings' filters' data files (made again only for the records that changed).
+        filters = filter_files(settings, catalog, rendering, remember=memo.remember(model),
+                               edited=docs.edited, staged=staged)
+        resolve = resolve_data(catalog, snapshot, addresses)
+        generated = _generated_paths(catalog, [*root.hashes, *(p.path for p in (
+            home, *resolve, *changed_pages))])
+        generated.update(path for path, _hash in boxes.files + filters.files)
+        # Listed as errdocs' before any is written: a killed build's pages are never taken
+        # for hand-written ones, and the next build removes those it does not make again.
+        stale = frozenset(claim_beyond(settings.out_dir, generated))
+        hand_written, absent = _hand_written(settings, docs, generated, stale)
+        _check_reserved(hand_written)
+        # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
+        # 310,000 records: only what the end needs of them is kept.
+        edited = docs.edited & generated
+        made = tuple(generated)  # (the set's table alone was 32 MB at 310,000 records)
+        del generated
+        docs = replace(docs, files=[])
+        # Written before any unit is built: every unit reads the nav's titles from them, and
+        # data units copy their files from there.
+        written = write_changed(settings.out_dir, [*root.pages, home, *resolve])[0]
+        written += _place_data(settings, staged, ((boxes, BOXES), (filters, FILTERS)))
     static_keys, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
@@ -685,14 +685,17 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      edited)
 
 
-def _write_box_data(settings: Settings, data: BoxData, row: str) -> int:
-    """Write the data files made again (none when those on disk are the ones ``data.key``
-    gives); how many were written."""
-    if data.pages is None:
-        return 0
-    forget_box_data(settings.work_dir, row)  # the files on disk are no longer known ...
-    written = write_changed(settings.out_dir, data.pages)[0]
-    keep_box_data(settings.work_dir, data, row)  # ... until all are written
+def _place_data(settings: Settings, staged: Staged, data: Iterable[tuple[BoxData, str]]
+                ) -> int:
+    """Put the data files made again in place (``staged``); how many were written. The rows of
+    those made (``data``: each with its row's name) are removed before and written after: a
+    kill in between leaves no row, and the next build makes them again."""
+    made = [(files, row) for files, row in data if files.made]
+    for _files, row in made:
+        forget_box_data(settings.work_dir, row)  # the files on disk are no longer known ...
+    written = staged.place()
+    for files, row in made:
+        keep_box_data(settings.work_dir, files, row)  # ... until all are written
     return written
 
 

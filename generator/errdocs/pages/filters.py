@@ -91,20 +91,22 @@ rest, and a small listing's table (each id, and the places of its six values, at
 characters each)."""
 
 
-def filter_data(catalog: Catalog) -> list[Page]:
-    """Every filter data file of the catalogue's listings."""
+def filter_data(catalog: Catalog) -> Iterator[Page]:
+    """Every filter data file of the catalogue's listings, one at a time: at 310,000 records
+    they were ~420 MB made whole (sampled), and a build writes each as it comes
+    (:class:`~errdocs.pages.write.Staged`)."""
     rows = row_file_count(len(catalog.entries))
-    files = [Page(f"{FOLDER}/manifest.js", _script("filter", {
-        "version": VERSION, "rows": rows, "page": PAGE}))]
+    yield Page(f"{FOLDER}/manifest.js", _script("filter", {
+        "version": VERSION, "rows": rows, "page": PAGE}))
     values = {i: facet_values(e) for i, e in catalog.entries.items()}  # once a record
-    files += _row_files(catalog.entries.values(), rows, values)
+    yield from _row_files(catalog.entries.values(), rows, values)
     everything = sorted(catalog.entries.values(), key=lambda e: e.sort_key)
-    files += listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
+    yield from listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
+    del everything
     for kind in facets.FILTERED:
         for group in catalog.groups[kind].values():
-            files += listing_files(facets.filter_key(kind.value, group.key), group.entries,
-                                   show_repo=kind is not GroupKind.REPO, values=values)
-    return files
+            yield from listing_files(facets.filter_key(kind.value, group.key), group.entries,
+                                     show_repo=kind is not GroupKind.REPO, values=values)
 
 
 def facet_values(entry: Entry) -> tuple[str, ...]:
@@ -139,7 +141,7 @@ def row_of(entry: Entry, values: tuple[str, ...] | None = None) -> list[str]:
 
 
 def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
-                  values: Mapping[str, tuple[str, ...]] | None = None) -> list[Page]:
+                  values: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Page]:
     """The summary of the listing filed under ``key`` (its ``entries`` in listing order) and,
     unless it is :func:`small`, its value lists. ``show_repo``: its rows name their
     repository (as the page's own rows do); ``values``: :func:`facet_values` of every entry by
@@ -153,8 +155,8 @@ def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
                                   "showRepo": show_repo}
     is_small = small(entries)
     offered: list[list[object]] = []
-    files: list[Page] = []
-    table: list[list[object]] = [[e.record_id] for e in entries]
+    lists: list[tuple[str, str, list[str]]] = []  # each value list: facet, value's name, ids
+    table: list[list[object]] = [[e.record_id] for e in entries] if is_small else []
     for param, column in columns:
         shown = offer(facets.ranked(Counter(column)))
         hidden = len(column) - sum(c for _, c in shown)
@@ -171,13 +173,16 @@ def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
         listed = []
         for value, count in shown:
             name = value_key(value)
-            files += _list_files(key, param.name, name, members[value])
+            lists.append((param.name, name, members[value]))
             listed.append([value, count, name])
         offered.append([param.name, listed, hidden])
     summary["facets"] = offered
     if is_small:
         summary["records"] = table
-    return [Page(f"{FOLDER}/g/{key}.js", _script(f"g{key}", summary)), *files]
+    yield Page(f"{FOLDER}/g/{key}.js", _script(f"g{key}", summary))
+    # Made as they are written: the catalogue's listing has a file per 50 records a facet.
+    for param_name, name, ids in lists:
+        yield from _list_files(key, param_name, name, ids)
 
 
 def small(entries: Sequence[Entry]) -> bool:
@@ -232,12 +237,12 @@ def _list_files(key: str, param: str, value: str, ids: list[str]) -> Iterator[Pa
 
 
 def _row_files(entries: Iterable[Entry], count: int,
-               values: Mapping[str, tuple[str, ...]]) -> list[Page]:
+               values: Mapping[str, tuple[str, ...]]) -> Iterator[Page]:
     """The row files: one record a line (readable diffs)."""
     chosen: list[list[Entry]] = [[] for _ in range(count)]
     for entry in entries:
         chosen[row_file(entry.record_id, count)].append(entry)
-    return [row_file_page(n, members, values) for n, members in enumerate(chosen)]
+    return (row_file_page(n, members, values) for n, members in enumerate(chosen))
 
 
 def row_file_page(number: int, members: Iterable[Entry],

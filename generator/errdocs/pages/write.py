@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -189,6 +190,66 @@ def _write_if_changed(target: Path, data: bytes) -> bool:
     return True
 
 
+class Staged:
+    """Pages written as they are made, each beside its place under a temporary name
+    (:data:`TEMPORARY`...), and put in place later (:meth:`place`): files are claimed before
+    they are written (:func:`claim`), and a build that makes a few hundred thousand data files
+    before it can claim them all holds none of their text, only each one's path (the page's
+    own string) and the number in its temporary name. A kill or failure before :meth:`place`
+    leaves temporary files only, which the next run removes (as it removes
+    :func:`atomic_write`'s); :meth:`discard`, or leaving a ``with`` block by an exception,
+    removes them at once."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self._out_dir = out_dir
+        self._paths: list[str] = []
+        self._numbers = array("Q")
+
+    def add(self, page: Page) -> bool:
+        """Write ``page`` under a temporary name unless its file holds the same bytes already
+        (then False)."""
+        target = _inside(self._out_dir, page.path)
+        data = page.content.encode("utf-8")
+        try:
+            if target.read_bytes() == data:
+                return False
+        except OSError:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _write_temporary(target, data)
+        self._paths.append(page.path)
+        self._numbers.append(int(tmp.rpartition("-")[2]))
+        return True
+
+    def place(self) -> int:
+        """Put every page written since the last call in its place; how many."""
+        placed = 0
+        for path, number in zip(self._paths, self._numbers, strict=True):
+            target = _inside(self._out_dir, path)
+            tmp = os.path.join(target.parent, _temporary_name(number))
+            try:
+                os.replace(tmp, target)
+            except BaseException as exc:
+                del self._paths[:placed + 1], self._numbers[:placed + 1]  # the rest: discard
+                _failed(exc, tmp, target)
+                raise
+            placed += 1
+        self._paths, self._numbers = [], array("Q")
+        return placed
+
+    def discard(self) -> None:
+        """Remove the temporary files not placed."""
+        for path, number in zip(self._paths, self._numbers, strict=True):
+            folder = _inside(self._out_dir, path).parent
+            Path(folder, _temporary_name(number)).unlink(missing_ok=True)
+        self._paths, self._numbers = [], array("Q")
+
+    def __enter__(self) -> Staged:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+
 def json_members(mapping: Mapping[str, object], size: int, separator: bytes
                  ) -> Iterator[bytes]:
     """The members of ``mapping`` as a JSON object writes them (keys sorted, no braces),
@@ -204,6 +265,16 @@ def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
     """Write via a temporary file and rename, so a reader never sees half a file and a killed
     run leaves the old one (and a temporary file, named :data:`TEMPORARY`...). ``data``: the
     bytes, or their parts in order (a large file is then never whole in memory)."""
+    tmp = _write_temporary(target, data)
+    try:
+        os.replace(tmp, target)
+    except BaseException as exc:
+        _failed(exc, tmp, target)
+        raise
+
+
+def _write_temporary(target: Path, data: bytes | Iterable[bytes]) -> str:
+    """``data`` in a new temporary file beside ``target``; its path."""
     tmp = ""
     try:
         fd, tmp = _temporary(target.parent)
@@ -212,26 +283,37 @@ def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:
                 handle.write(data)
             else:
                 handle.writelines(data)
-        os.replace(tmp, target)
+        return tmp
     except BaseException as exc:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError) and (exc.filename is None or os.path.basename(
-                os.fsdecode(exc.filename)).startswith(TEMPORARY)):
-            # The file it is for, not the temporary file (nor no file at all).
-            raise OSError(exc.errno, exc.strerror, str(target)) from exc
+        _failed(exc, tmp, target)
         raise
+
+
+def _failed(exc: BaseException, tmp: str, target: Path) -> None:
+    """After ``exc`` writing ``target`` through ``tmp``: the temporary file goes, and an
+    OSError about it (or about no file) is raised as one about ``target``, the file a person
+    knows of."""
+    if tmp:
+        Path(tmp).unlink(missing_ok=True)
+    if isinstance(exc, OSError) and (exc.filename is None or os.path.basename(
+            os.fsdecode(exc.filename)).startswith(TEMPORARY)):
+        raise OSError(exc.errno, exc.strerror, str(target)) from exc
 
 
 _NAMES = itertools.count()
 
 
+def _temporary_name(number: int) -> str:
+    """:data:`TEMPORARY`, this process's id and ``number``."""
+    return f"{TEMPORARY}{os.getpid()}-{number}"
+
+
 def _temporary(folder: Path) -> tuple[int, str]:
-    """A new file in ``folder`` named :data:`TEMPORARY` + this process's id and a count,
-    opened for writing as ``tempfile.mkstemp`` opens (created, never an existing file or
-    link, mode 0600), but without its random name: half the cost of a page's write."""
+    """A new file in ``folder`` named :func:`_temporary_name` of a count, opened for writing
+    as ``tempfile.mkstemp`` opens (created, never an existing file or link, mode 0600), but
+    without its random name: half the cost of a page's write."""
     while True:
-        path = os.path.join(folder, f"{TEMPORARY}{os.getpid()}-{next(_NAMES)}")
+        path = os.path.join(folder, _temporary_name(next(_NAMES)))
         try:
             return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(
                 os, "O_BINARY", 0), 0o600), path

@@ -41,6 +41,7 @@ from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.filters import filter_data, row_file, row_file_count, row_file_page, row_path
 from errdocs.pages.render import Page
+from errdocs.pages.write import Staged
 from errdocs.project import Settings
 from errdocs.records.problems import Problem, Severity
 from errdocs.search.hosted import hand_pages
@@ -80,8 +81,9 @@ class BoxData:
     """Each file's path in the generated subtree and the hash of its content
     (:func:`errdocs.units.plan.file_keys`), in the order a cold build makes them (the paste
     box's, then the search box's)."""
-    pages: list[Page] | None
-    """The files to write in this build (made again and not as on disk); ``None`` when the
+    made: bool
+    """Whether files were made again (those not as on disk were written under temporary
+    names, put in place by the caller: :class:`~errdocs.pages.write.Staged`); False when the
     files on disk are the ones :attr:`key` gives and nothing was made."""
     problems: tuple[Problem, ...]
     """Record patterns the paste box's lookup could not use."""
@@ -123,7 +125,7 @@ def _made(_extra: str, make: Callable[[], Keys]) -> Keys:
 
 
 def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code: str, *,
-             full_text: bool, remember: Remember = _made,
+             full_text: bool, staged: Staged, remember: Remember = _made,
              edited: frozenset[str] = frozenset()) -> BoxData:
     """The data files for ``lights``: from the catalogue's row when the files on disk were made
     for the same data key (and are all there); else only the parts whose key changed are made
@@ -131,7 +133,8 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     chunks read only their records, so a change to what records mean remakes the chunks of
     those records alone; anything the lookup index reads remakes everything. ``remember``
     keeps the parts' keys for these records, catalogue and code. ``edited``: files of the
-    generated tree written into by somebody since errdocs wrote them (then not known)."""
+    generated tree written into by somebody since errdocs wrote them (then not known).
+    ``staged``: where the files made again are written, as they are made."""
     work = settings.work_dir
     hand = hand_pages(settings)
     profile = _profile(settings)
@@ -150,8 +153,8 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     if old is not None and any(p.record_id is None for p in old.problems):
         old = None  # not a lookup problem: cannot be placed again
     if old is not None and old.key == key:
-        return BoxData(key, old.files(), None, _placed(old.problems, lights), old.unconverted,
-                       _parts(keys, old.parts))
+        return BoxData(key, old.files(), False, _placed(old.problems, lights),
+                       old.unconverted, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
     if old is not None and known.get(INDEX, ("",))[0] == keys[INDEX]:
         entries = catalog.entries
@@ -170,7 +173,7 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
         problems, unconverted = tuple(lookup.problems), data.unconverted
     chunks = {chunk_path(n): _chunk(n) for n in range(len(keys) - 1)}
     return _assembled(key, keys, known, made, lambda path: chunks.get(path, INDEX),
-                      problems, unconverted)
+                      problems, unconverted, staged)
 
 
 def _placed(problems: Iterable[Problem], lights: Iterable[Light]) -> tuple[Problem, ...]:
@@ -213,28 +216,30 @@ def box_keys(lights: Sequence[Light], order: Sequence[Light], catalog: Catalog, 
     return keys
 
 
-def filter_files(settings: Settings, catalog: Catalog, code: str, *,
+def filter_files(settings: Settings, catalog: Catalog, code: str, *, staged: Staged,
                  remember: Remember = _made, edited: frozenset[str] = frozenset()) -> BoxData:
     """The listings' filter data (:func:`errdocs.pages.filters.filter_data`), kept like the
     boxes': a row file reads only its records' entries, so a changed record remakes its row
     file; anything a listing reads (which records, in which order, their facets' values)
     remakes everything. ``remember`` keeps the parts' keys for this catalogue and code;
-    ``edited``: as :func:`box_data`'s."""
+    ``edited``, ``staged``: as :func:`box_data`'s."""
     profile = _profile(settings)
     keys = remember(f"filters\0{profile}", lambda: filter_keys(catalog, code, profile))
     key = _joined(keys)
     old = _read_any(settings, settings.work_dir, FILTERS, edited)
     if old is not None and old.key == key:
-        return BoxData(key, old.files(), None, (), 0, _parts(keys, old.parts))
+        return BoxData(key, old.files(), False, (), 0, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
     members = row_members(catalog)
+    made: Iterable[Page]
     if known.get(LISTINGS, ("",))[0] == keys[LISTINGS]:
-        made = [row_file_page(n, chosen) for n, chosen in enumerate(members)
-                if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]]
+        made = (row_file_page(n, chosen) for n, chosen in enumerate(members)
+                if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)])
     else:
         made = filter_data(catalog)
     rows = {row_path(n): _chunk(n) for n in range(len(members))}
-    return _assembled(key, keys, known, made, lambda path: rows.get(path, LISTINGS), (), 0)
+    return _assembled(key, keys, known, made, lambda path: rows.get(path, LISTINGS), (), 0,
+                      staged)
 
 
 def row_members(catalog: Catalog) -> list[list[Entry]]:
@@ -293,22 +298,22 @@ def _parts(keys: dict[str, str], parts: dict[str, tuple[str, list[FileKey]]]) ->
 
 
 def _assembled(key: str, keys: dict[str, str], known: dict[str, tuple[str, list[FileKey]]],
-               made: list[Page], part_of: Callable[[str], str], problems: tuple[Problem, ...],
-               unconverted: int) -> BoxData:
+               made: Iterable[Page], part_of: Callable[[str], str], problems: tuple[Problem, ...],
+               unconverted: int, staged: Staged) -> BoxData:
     """The data of ``keys``' parts: each made one's files from ``made``, each other's from
-    ``known`` (the files on disk); to write, the made files not on disk as they are. A cold
-    build makes them in the order of ``made`` (all of them), which the parts keep: each part's
-    files are in one run."""
-    hashes = file_keys(made)
+    ``known`` (the files on disk). A made file not on disk as it is goes to ``staged`` as it
+    comes, so no text is held. A cold build makes them in the order of ``made`` (all of them),
+    which the parts keep: each part's files are in one run."""
     files: dict[str, list[FileKey]] = {}
-    for file in hashes:
-        files.setdefault(part_of(file[0]), []).append(file)
     on_disk = {f for _key, kept in known.values() for f in kept}
+    for page in made:
+        (file,) = file_keys((page,))
+        files.setdefault(part_of(file[0]), []).append(file)
+        if file not in on_disk:
+            staged.add(page)
     parts = tuple((name, part_key, files[name] if name in files else known[name][1])
                   for name, part_key in keys.items())
-    write = [page for page, file in zip(made, hashes, strict=True)
-             if (page.path, file[1]) not in on_disk]
-    return BoxData(key, [f for _name, _key, kept in parts for f in kept], write, problems,
+    return BoxData(key, [f for _name, _key, kept in parts for f in kept], True, problems,
                    unconverted, parts)
 
 
