@@ -2,10 +2,12 @@
 
 Runs the real build (`errdocs.build.build_sharded`, one worker) on a fresh copy of the
 project, with each step of its preparation (scan, catalogue, search and paste box data,
-root pages, static files, page units, plan) wrapped to print, once it returns, its time and
-the process's RSS; then stops before any unit is built and prints the process's peak
-(VmHWM) and, with tracemalloc, the lines holding the most memory. Wrapping the build's own
-steps, not a copy of them, keeps this script measuring what a build does.
+root pages, static files, page units, plan) wrapped to print, once it returns, its time, the
+process's RSS and its peak so far (VmHWM: the kernel updates it lazily, at the latest when
+memory is given back, so a step's own top may show at a later step's end); then stops before
+any unit is built and prints the process's peak (VmHWM) and, with tracemalloc, the lines
+holding the most memory. Wrapping the build's own steps, not a copy of them, keeps this
+script measuring what a build does.
 
     .venv/bin/python bench/memphases.py bench/out/data/r20000.jsonl [--top 15] [--no-trace]
 """
@@ -58,7 +60,7 @@ def status(field: str) -> float:
 def line(name: str, seconds: float) -> str:
     traced = tracemalloc.get_traced_memory()[0] / 2**20 if tracemalloc.is_tracing() else 0.0
     return (f"{name:<28} {seconds:7.1f} s   RSS {status('VmRSS'):7.1f} MB   "
-            f"traced {traced:7.1f} MB")
+            f"peak {status('VmHWM'):7.1f} MB   traced {traced:7.1f} MB")
 
 
 def wrapped(name: str, step: Callable[..., Any]) -> Callable[..., Any]:

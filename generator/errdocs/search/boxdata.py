@@ -23,6 +23,7 @@ units by them); a file made again whose hash is the row's is not written.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import marshal
 import os
@@ -156,11 +157,12 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
         return BoxData(key, old.files(), False, _placed(old.problems, lights),
                        old.unconverted, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
+    made: Iterable[Page]
     if old is not None and known.get(INDEX, ("",))[0] == keys[INDEX]:
         entries = catalog.entries
-        made = [chunk_file(n, [(entries[x.record.id].path, x.record)
+        made = (chunk_file(n, [(entries[x.record.id].path, x.record)
                                for x in order()[n * CHUNK:(n + 1) * CHUNK]])
-                for n in range(len(keys) - 1) if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]]
+                for n in range(len(keys) - 1) if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)])
         problems, unconverted = _placed(old.problems, lights), old.unconverted
     else:
         memo = lookup_memo.load(work)
@@ -168,8 +170,8 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
         lookup_memo.save(memo, work)
         del memo  # what the next build needs is on disk
         data = site_data(lookup)
-        made = data.pages + search_data(lookup, (x.record for x in lights), hand,
-                                        full_text=full_text)
+        made = itertools.chain(data.pages, search_data(lookup, (x.record for x in lights), hand,
+                                                       full_text=full_text))
         problems, unconverted = tuple(lookup.problems), data.unconverted
     chunks = {chunk_path(n): _chunk(n) for n in range(len(keys) - 1)}
     return _assembled(key, keys, known, made, lambda path: chunks.get(path, INDEX),

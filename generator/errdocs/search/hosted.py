@@ -1,27 +1,17 @@
-"""The hosted site's search data as ``errdocs build`` makes it: the records' words
-(:mod:`errdocs.search.searchbox`) and the hand-written pages of the nav."""
+"""The hand-written pages of the nav that the search box finds beside the records' words
+(:mod:`errdocs.search.searchbox`)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-from errdocs.lookup import LookupIndex
-from errdocs.pages.render import Page
 from errdocs.plugins.unit import nav_paths
 from errdocs.project import Settings
-from errdocs.records.record import Record
-from errdocs.search.searchbox import HandPage, search_data
+from errdocs.search.searchbox import HandPage
 from errdocs.units.build import base_config
 
 _H1 = re.compile(r"^# +(.+?)\s*#*\s*$", re.MULTILINE)
-
-
-def search_pages(settings: Settings, index: LookupIndex, records: Iterable[Record], *,
-                 full_text: bool) -> list[Page]:
-    """The search box's data files; ``full_text`` tells it a Pagefind index is there too."""
-    return search_data(index, records, hand_pages(settings), full_text=full_text)
 
 
 def hand_pages(settings: Settings) -> list[HandPage]:

@@ -9,7 +9,7 @@ message. Files are scripts that call ``__errdocsLookup(name, data)`` rather than
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from errdocs.lookup.index import LookupIndex, Target
@@ -30,8 +30,9 @@ one shard per word of the message (see :data:`.match.MAX_WORDS`)."""
 class SiteData:
     """The data files and what did not convert."""
 
-    pages: list[Page]
-    """The manifest and the shards, paths relative to the generated subtree."""
+    pages: Iterator[Page]
+    """The manifest and the shards, paths relative to the generated subtree, each made as it
+    is taken (once)."""
     unconverted: int
     """Records whose pattern has no JavaScript form or is too slow there (see
     :mod:`.backtrack`); the browser matches their template."""
@@ -73,10 +74,15 @@ def site_data(index: LookupIndex) -> SiteData:
             contents[shard].setdefault(matching, []).append((_page(target), number))
     manifest = {"version": VERSION, "shards": shards, "records": len(index.targets),
                 "maxWords": MAX_WORDS}
-    pages = [Page(f"{FOLDER}/manifest.js", _script("manifest", manifest))]
-    pages += [Page(shard_path(n), _script(n, [_entry(m, p) for m, p in entries.items()]))
-              for n, entries in enumerate(contents)]
-    return SiteData(pages, unconverted)
+    return SiteData(_site_files(manifest, contents), unconverted)
+
+
+def _site_files(manifest: Mapping[str, object],
+                contents: list[dict[tuple[object, ...], list[tuple[object, int]]]]
+                ) -> Iterator[Page]:
+    yield Page(f"{FOLDER}/manifest.js", _script("manifest", manifest))
+    for n, entries in enumerate(contents):
+        yield Page(shard_path(n), _script(n, [_entry(m, p) for m, p in entries.items()]))
 
 
 def _page(target: Target) -> str | list[str]:

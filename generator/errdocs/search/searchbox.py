@@ -23,7 +23,7 @@ Files call ``__errdocsLookup(name, data)`` like the lookup data (see :mod:`.site
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from errdocs.catalog.model import shown_tags
@@ -82,9 +82,10 @@ def record_words(target: Target, record: Record) -> set[str]:
 
 
 def search_data(index: LookupIndex, records: Iterable[Record], pages: Sequence[HandPage] = (),
-                *, full_text: bool = False) -> list[Page]:
+                *, full_text: bool = False) -> Iterator[Page]:
     """The manifest, the word shards and the record chunks for ``index`` and its ``records``
-    (full or light records: the class, tags, category and what the error means are read)."""
+    (full or light records: the class, tags, category and what the error means are read),
+    made one at a time as they are taken (a build writes each as it comes)."""
     by_id = {r.id: r for r in records}
     chosen = [by_id[t.record_id] for t in index.targets]
     postings: dict[str, list[int]] = {}
@@ -97,10 +98,10 @@ def search_data(index: LookupIndex, records: Iterable[Record], pages: Sequence[H
                 "maxPostings": MAX_POSTINGS, "maxWords": MAX_WORDS, "lookupWords": LOOKUP_WORDS,
                 "stop": list(STOP_WORDS),
                 "fullText": full_text, "pages": [_hand(p) for p in pages]}
-    files = [Page(f"{FOLDER}/manifest.js", _script("search", _json(manifest)))]
-    files += _word_shards(lists, shards)
-    files += _chunks(index.targets, chosen)
-    return files
+    yield Page(f"{FOLDER}/manifest.js", _script("search", _json(manifest)))
+    yield from _word_shards(lists, shards)
+    del lists, postings
+    yield from _chunks(index.targets, chosen)
 
 
 def _posting(numbers: list[int]) -> list[int]:
@@ -116,20 +117,20 @@ def _shard_count(total_bytes: int) -> int:
     return count
 
 
-def _word_shards(lists: dict[str, list[int]], shards: int) -> list[Page]:
+def _word_shards(lists: dict[str, list[int]], shards: int) -> Iterator[Page]:
     contents: list[dict[str, list[int]]] = [{} for _ in range(shards)]
     for word in sorted(lists):
         contents[fnv1a(word) % shards][word] = lists[word]
-    return [Page(f"{FOLDER}/w{n:x}.js", _script(f"w{n}", "{" + ",".join(
+    return (Page(f"{FOLDER}/w{n:x}.js", _script(f"w{n}", "{" + ",".join(
                 f"\n{_json(word)}:{_json(posting)}" for word, posting in words.items()) + "\n}"))
-            for n, words in enumerate(contents)]
+            for n, words in enumerate(contents))
 
 
-def _chunks(targets: Sequence[Target], records: list[Record]) -> list[Page]:
+def _chunks(targets: Sequence[Target], records: list[Record]) -> Iterator[Page]:
     """``[page, repository, message, class, what it means]`` per record, :data:`CHUNK` a file."""
     pairs = [(t.path, r) for t, r in zip(targets, records, strict=True)]
-    return [chunk_file(n, pairs[start:start + CHUNK])
-            for n, start in enumerate(range(0, len(pairs), CHUNK))]
+    return (chunk_file(n, pairs[start:start + CHUNK])
+            for n, start in enumerate(range(0, len(pairs), CHUNK)))
 
 
 def chunk_file(number: int, records: Sequence[tuple[str, Record]]) -> Page:
