@@ -160,7 +160,7 @@ def write_data(site: Path, data: Path) -> None:
     scanned = time.perf_counter()
     catalog = build_catalog(records)
     index = build_index(records, catalog, javascript=True)
-    pages = site_data(index).pages + search_data(index, records)
+    pages = [*site_data(index).pages, *search_data(index, records)]
     made = time.perf_counter()
     for folder in (LOOKUP, SEARCH):
         shutil.rmtree(site / "errors" / folder, ignore_errors=True)

@@ -142,9 +142,9 @@ _KEPT = "; the previous site was left as it was\n"
     ("generated tree is a file", None, "docs/errors: a file stands where a folder must be: "
      "move it away"),
     ("disk full in the project", faults.Plan("", "ENOSPC", 1, match="docs/errors/"),
-     "docs/errors/.errdocs-manifest.json: the disk is full: free some space and try again"),
+     "docs/errors/assets/lookup/s0.js: the disk is full: free some space and try again"),
     ("read-only generated tree", faults.Plan("", "EACCES", 1, match="docs/errors/"),
-     "docs/errors/.errdocs-manifest.json: permission denied: let errdocs write there, or "
+     "docs/errors/assets/lookup/s0.js: permission denied: let errdocs write there, or "
      "choose another folder"),
     ("disk full for the site", faults.Plan("", "ENOSPC", 1, operation="link",
                                            match="/.site-spare/"),
@@ -179,6 +179,25 @@ def test_an_os_failure_is_one_line_and_keeps_the_site(
     faulted = outcome.log[0][1] if outcome.log else ""
     assert outcome.stderr == f"Error: {project}/{expected.format(faulted=faulted)}{_KEPT}"
     assert tree(project / "site") == scene.site_a
+    if "worker" not in case:  # (a worker stopped mid-write may leave one: the next build's)
+        assert not list((project / "docs").rglob(".tmp-*"))  # the data files made, discarded
+
+
+def test_a_full_disk_among_the_data_files_leaves_none_half_placed(scene: Scene) -> None:
+    """The data files a build makes are written under temporary names before it claims them
+    (:class:`errdocs.pages.write.Staged`): a full disk on the 6th leaves no temporary file,
+    one line naming the data file (not its temporary name), and the site as it was."""
+    project = scene.case
+    # The boxes' files are staged first, then the filters' (8 files differ in this scene).
+    plan = faults.Plan(str(project), "ENOSPC", 6, match="docs/errors/assets/", operation="open")
+    outcome = faults.run_forked(build(project, scene.data["b"]), plan, scene.base)
+    assert (outcome.code, outcome.stdout) == (1, "")
+    assert len(outcome.log) == 6 and ".tmp-" in outcome.log[-1][1]
+    assert re.fullmatch(rf"Error: {re.escape(str(project))}/docs/errors/assets/filter/g/[^/\s]+"
+                        rf"\.js: the disk is full: free some space and try again"
+                        rf"{re.escape(_KEPT)}", outcome.stderr), outcome.stderr
+    assert not list((project / "docs").rglob(".tmp-*"))
+    assert tree(project / "site") == scene.site_a
 
 
 def test_a_full_disk_under_the_bundle_is_one_line(scene: Scene) -> None:
@@ -202,7 +221,7 @@ def test_debug_shows_the_traceback(scene: Scene) -> None:
     assert outcome.code == 1
     assert outcome.stderr.startswith("Traceback (most recent call last):")
     assert outcome.stderr.endswith(f"OSError: [Errno 28] No space left on device: "
-                                   f"'{project}/docs/errors/.errdocs-manifest.json'\n")
+                                   f"'{project}/docs/errors/assets/lookup/s0.js'\n")
 
 
 def test_the_site_folder_has_the_usual_permissions(crash_scene: Scene) -> None:

@@ -8,6 +8,7 @@ run removes what it does not make again.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -223,14 +224,12 @@ class Staged:
     def place(self) -> int:
         """Put every page written since the last call in its place; how many."""
         placed = 0
-        for path, number in zip(self._paths, self._numbers, strict=True):
-            target = _inside(self._out_dir, path)
-            tmp = os.path.join(target.parent, _temporary_name(number))
+        for target, tmp in self._files():
             try:
                 os.replace(tmp, target)
             except BaseException as exc:
                 del self._paths[:placed + 1], self._numbers[:placed + 1]  # the rest: discard
-                _failed(exc, tmp, target)
+                _failed(exc, tmp, Path(target))
                 raise
             placed += 1
         self._paths, self._numbers = [], array("Q")
@@ -238,10 +237,17 @@ class Staged:
 
     def discard(self) -> None:
         """Remove the temporary files not placed."""
-        for path, number in zip(self._paths, self._numbers, strict=True):
-            folder = _inside(self._out_dir, path).parent
-            Path(folder, _temporary_name(number)).unlink(missing_ok=True)
+        for _target, tmp in self._files():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         self._paths, self._numbers = [], array("Q")
+
+    def _files(self) -> Iterator[tuple[str, str]]:
+        """Each staged page's file and its temporary file (:meth:`add` checked the paths)."""
+        out = str(self._out_dir)
+        for path, number in zip(self._paths, self._numbers, strict=True):
+            target = os.path.join(out, path)
+            yield target, os.path.join(os.path.dirname(target), _temporary_name(number))
 
     def __enter__(self) -> Staged:
         return self
