@@ -9,16 +9,20 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from errdocs import build
+from errdocs.catalog.model import build_catalog
+from errdocs.pages.write import TEMPORARY, Staged
+from errdocs.project import load_settings
 from errdocs.search import boxdata
 
 from .conftest import ROOT
-from .helpers import build_project, cold_site, prefix_field, site_tree
+from .helpers import build_project, cold_site, prefix_field, record, site_tree
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -238,14 +242,6 @@ def test_the_filter_data_are_never_whole_in_memory(project: Path) -> None:
     of a cold build's preparation at 310,000 records (+420 MB sampled): each file is written
     as it is made (under a temporary name, placed once the build has claimed it), so what is
     held is a fraction of what is written."""
-    import tracemalloc
-
-    from errdocs.catalog.model import build_catalog
-    from errdocs.pages.write import TEMPORARY, Staged
-    from errdocs.project import load_settings
-
-    from .helpers import record
-
     # Rows as long as they get (each value near its cut), so the files' text outweighs
     # what is held a record while they are made (its facets' values, its file's key).
     catalog = build_catalog([record(
