@@ -26,6 +26,7 @@ from typing import Any
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
 from errdocs.catalog.related import Relations, repo_runs
 from errdocs.catalog.scan import Light
+from errdocs.catalog.store import unshared
 
 TABLES = (
     """CREATE TABLE IF NOT EXISTS model_entries (
@@ -82,12 +83,12 @@ def write_model(db: sqlite3.Connection, model: int, catalog: Catalog,
     :func:`read_model` checks: how many entries, groups and lists."""
     seq = {record_id: n for n, record_id in enumerate(catalog.entries)}
     db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 3))})",
-                   ((model, n, *(getattr(e, name) for name in _ENTRY),
+                   ((model, n, *(unshared(getattr(e, name)) for name in _ENTRY),
                      _same(e, like.get(e.record_id) if like else None))
                     for n, e in enumerate(catalog.entries.values())))
     groups = 0
     for kind in _KINDS:
-        rows = [(model, kind.value, n, g.key, g.label, g.path,
+        rows = [(model, kind.value, n, unshared(g.key), unshared(g.label), unshared(g.path),
                  _packed(seq[e.record_id] for e in g.entries))
                 for n, g in enumerate(catalog.groups[kind].values())]
         db.executemany("INSERT INTO model_groups VALUES (?, ?, ?, ?, ?, ?, ?)", rows)

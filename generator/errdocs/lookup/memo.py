@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from errdocs.catalog.store import Catalogue
+from errdocs.catalog.store import Catalogue, unshared
 from errdocs.lookup.jsregex import JsRegex
 from errdocs.lookup.patterns import Requirements
 
@@ -91,10 +91,10 @@ def save(memo: Memo, work_dir: Path) -> None:
         db.execute("DELETE FROM memo_patterns")
         db.execute("DELETE FROM memo_templates")
         db.executemany("INSERT INTO memo_patterns VALUES (?, ?, ?)",
-                       ((text, browser, json.dumps(_plain(facts)))
+                       ((unshared(text), browser, json.dumps(_plain(facts)))
                         for (text, browser), facts in kept.patterns.items()))
         db.executemany("INSERT INTO memo_templates VALUES (?, ?, ?)",
-                       ((text, json.dumps(sorted(req.words)), req.literal_chars)
+                       ((unshared(text), json.dumps(sorted(req.words)), req.literal_chars)
                         for text, req in kept.templates.items()))
         db.execute("INSERT OR REPLACE INTO meta VALUES ('memo', ?)", (code_key(),))
         catalogue.commit(prune=False)
