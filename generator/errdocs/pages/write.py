@@ -218,6 +218,7 @@ class Staged:
             target.parent.mkdir(parents=True, exist_ok=True)
         tmp = _write_temporary(target, data)
         self._paths.append(page.path)
+        # Its number alone is kept: :meth:`_files` names it again (_temporary_name).
         self._numbers.append(int(tmp.rpartition("-")[2]))
         return True
 

@@ -117,7 +117,7 @@ class _UnitFiles(Files):
                  make: Callable[[str], File]) -> None:
         super().__init__(files)
         self._stubs = stubs
-        # A listing links each record once or twice: the last few made serve the repeats.
+        # A page may link one record more than once: the last few made serve the repeats.
         self._make = functools.lru_cache(maxsize=_STUBS_KEPT)(make)
 
     def get_file_from_path(self, path: str) -> File | None:
