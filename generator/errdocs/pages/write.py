@@ -182,12 +182,19 @@ def _inside(out_dir: Path, relative: str) -> Path:
 
 
 def _write_if_changed(target: Path, data: bytes) -> bool:
+    if not _differs(target, data):
+        return False
+    atomic_write(target, data)
+    return True
+
+
+def _differs(target: Path, data: bytes) -> bool:
+    """Whether ``target`` does not hold ``data`` (its folder is made when it cannot be read)."""
     try:
         if target.read_bytes() == data:
             return False
     except OSError:
         target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(target, data)
     return True
 
 
@@ -211,11 +218,8 @@ class Staged:
         (then False)."""
         target = _inside(self._out_dir, page.path)
         data = page.content.encode("utf-8")
-        try:
-            if target.read_bytes() == data:
-                return False
-        except OSError:
-            target.parent.mkdir(parents=True, exist_ok=True)
+        if not _differs(target, data):
+            return False
         tmp = _write_temporary(target, data)
         self._paths.append(page.path)
         # Its number alone is kept: :meth:`_files` names it again (_temporary_name).
