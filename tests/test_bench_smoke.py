@@ -112,6 +112,28 @@ def test_memory_phases_measure_the_builds_own_steps(tmp_path: Path,
     assert "units:" not in out and "Site built" not in out
 
 
+def test_the_light_records_bench_counts_each_object_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Every record's own text is counted; a repository string all records share, once.
+    import lightsize
+
+    from errdocs.catalog.scan import scan
+
+    data = synth.write(30, tmp_path / "data.jsonl", seed=3)
+    lights = scan([data], tmp_path / "work").lights
+    held = lightsize.sizes(lights)
+    assert held["error_message"] == sum(sys.getsizeof(x.record.error_message) for x in lights)
+    repos = {id(x.record.repo): x.record.repo for x in lights}
+    assert len(repos) < len(lights)  # interned: shared
+    assert held["repo"] == sum(map(sys.getsizeof, repos.values()))
+    assert lightsize.main([str(data), "--scale", "300"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "30 light records; bytes a record, and MB at 300 records:"
+    every = float(out[-1].split()[1])
+    assert out[-1].split()[0] == "all"
+    assert every == pytest.approx(sum(held.values()) / 30, abs=0.06)
+
+
 @pytest.mark.parametrize("pin", [None, "a pinned digest"])
 def test_the_refresh_bench_measures_each_build_and_compares_the_site(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], pin: str | None) -> None:
