@@ -5,9 +5,23 @@ from __future__ import annotations
 import pytest
 
 from errdocs.catalog.model import GroupKind, build_catalog, relative_link, shown_tags
-from errdocs.catalog.paths import RESERVED, WINDOWS_DEVICES, segment
+from errdocs.catalog.paths import RESERVED, WINDOWS_DEVICES, segment, unique_segment
 
 from .helpers import record
+
+
+def test_record_ids_and_slugs_are_not_kept_in_the_segment_cache() -> None:
+    # One a record would only push out the repositories and tags that repeat (a memory
+    # figure, bench/README: session 33); the segments are segment()'s all the same.
+    records = [record(f"Id/{n}", slug=f"Slug {n}", repo=f"o/r{n % 2}", tags=("t",))
+               for n in range(50)]
+    segment.cache_clear()
+    catalog = build_catalog(records)
+    assert segment.cache_info().currsize < 10  # the repositories, the tag, their groups
+    assert {e.path for e in catalog.entries.values()} == {
+        f"o/r{n % 2}/{segment(f'Slug {n}')}.md" for n in range(50)}
+    for text in ("Id/7", "a..b", "Ünïcode", "index", "con"):
+        assert unique_segment(text) == segment(text)
 
 
 def test_slug_collision_newest_analysis_gets_the_suffix() -> None:

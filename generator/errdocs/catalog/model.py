@@ -15,7 +15,7 @@ from functools import lru_cache
 from markupsafe import Markup
 
 from errdocs.catalog.family import family_label, message_key
-from errdocs.catalog.paths import disambiguate, segment
+from errdocs.catalog.paths import disambiguate, segment, unique_segment
 from errdocs.catalog.related import Related, Relations, build_relations
 from errdocs.pages.excerpt import language_for
 from errdocs.pages.short import MESSAGE_CHARS, describe_record, first_sentence, shorten
@@ -170,8 +170,8 @@ def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None =
     # Oldest analysis first: a record added later never takes an existing record's URL.
     for record in records:
         repo_dir = repo_dirs[group_key(GroupKind.REPO, record.repo)]
-        suffix = segment(record.id)[:8].rstrip("-.")
-        name = disambiguate(segment(record.slug), taken[repo_dir], suffix)
+        suffix = unique_segment(record.id)[:8].rstrip("-.")
+        name = disambiguate(unique_segment(record.slug), taken[repo_dir], suffix)
         path = f"{repo_dir}/{name}.md"
         kept = known.get(record.id) if known else None
         entries[record.id] = entry_of(record, path) if kept is None else _as_made(kept, path)

@@ -45,6 +45,13 @@ def segment(value: str, *, reserved: frozenset[str] = RESERVED) -> str:
     return f"{cleaned or 'x'}-{short_hash(value)}"
 
 
+def unique_segment(value: str) -> str:
+    """:func:`segment` of a text that does not repeat (a record's id or slug), not kept in its
+    cache: one a record only pushed out the repositories and tags that repeat, and the cache
+    held them to its size (at 20,000 records, 40,000 ids and slugs: 4.1 MB traced)."""
+    return segment.__wrapped__(value)
+
+
 def exact_segment(value: str) -> str:
     """A path segment that keeps apart texts differing only in case (record ids, dataset
     versions): :func:`segment`, with a hash appended when lowercasing alone changed the text.
