@@ -21,8 +21,8 @@ from pathlib import Path
 from errdocs.catalog.scan import Light, scan
 from errdocs.records.record import Record
 
-LIGHT = ("key", "source", "offset", "size", "digest")
-"""The fields of :class:`Light` beside its record (``key`` under its older name too)."""
+LIGHT = tuple(name for name in Light.__dataclass_fields__ if name != "record")
+"""The fields of :class:`Light` beside its record."""
 
 
 def sizes(lights: list[Light]) -> Counter[str]:
@@ -39,10 +39,9 @@ def sizes(lights: list[Light]) -> Counter[str]:
             for item in value:
                 count(item, name)
 
-    names = [n for n in (*LIGHT, "line_hash") if n in Light.__dataclass_fields__]
     for light in lights:
         count(light, "Light")
-        for name in names:
+        for name in LIGHT:
             count(getattr(light, name), f"light.{name}")
         count(light.record, "Record")
         for name in Record.__slots__:
