@@ -1,11 +1,12 @@
-"""What the light records of a build's scan hold, field by field, in bytes a record.
+"""What the light records of a build's scan hold as objects, field by field, in bytes a record.
 
-Runs the build's scan (`errdocs.catalog.scan.scan`, a fresh catalogue in a temporary folder)
-on DATA, then walks every light record and counts each object once (`sys.getsizeof`; a
-string shared by many records, an interned repository or tag, counts once for all), by the
-field holding it; prints bytes a record and what that makes at ``--scale`` records. What
-the lights cost in the build process is this plus the allocator's slack (bench/memphases.py
-measures the process).
+The build keeps them in a temporary database (`errdocs.catalog.lights`) and reads them back a
+batch at a time; this is what they cost when read back (and what holding them all cost before
+session 34). Runs the build's scan (`errdocs.catalog.scan.scan`, a fresh catalogue in a
+temporary folder) on DATA, reads every light record back and counts each object once
+(`sys.getsizeof`; a string shared by many records, an interned repository or tag, counts once
+for all), by the field holding it; prints bytes a record and what that makes at ``--scale``
+records.
 
     .venv/bin/python bench/lightsize.py bench/out/data/r20000.jsonl [--scale 310000]
 """
@@ -18,7 +19,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from errdocs.catalog.scan import Light, scan
+from errdocs.catalog.lights import Light
+from errdocs.catalog.scan import scan
 from errdocs.records.record import Record
 
 LIGHT = tuple(name for name in Light.__dataclass_fields__ if name != "record")
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=int, default=310_000)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as work:
-        lights = scan([args.data], Path(work)).lights
+        lights = list(scan([args.data], Path(work)).lights)
     held = sizes(lights)
     count = len(lights)
     print(f"{count} light records; bytes a record, and MB at {args.scale:,} records:")

@@ -151,7 +151,7 @@ def write_data(site: Path, data: Path) -> None:
     from errdocs.search.pastebox import FOLDER as LOOKUP
     from errdocs.search.pastebox import site_data
     from errdocs.search.searchbox import FOLDER as SEARCH
-    from errdocs.search.searchbox import search_data
+    from errdocs.search.searchbox import records_by_id, search_data
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as work:
@@ -160,7 +160,7 @@ def write_data(site: Path, data: Path) -> None:
     scanned = time.perf_counter()
     catalog = build_catalog(records)
     index = build_index(records, catalog, javascript=True)
-    pages = [*site_data(index).pages, *search_data(index, records)]
+    pages = [*site_data(index).pages, *search_data(index, records_by_id(records))]
     made = time.perf_counter()
     for folder in (LOOKUP, SEARCH):
         shutil.rmtree(site / "errors" / folder, ignore_errors=True)

@@ -120,7 +120,7 @@ def test_the_light_records_bench_counts_each_object_once(
     from errdocs.catalog.scan import scan
 
     data = synth.write(30, tmp_path / "data.jsonl", seed=3)
-    lights = scan([data], tmp_path / "work").lights
+    lights = list(scan([data], tmp_path / "work").lights)
     held = lightsize.sizes(lights)
     assert held["error_message"] == sum(sys.getsizeof(x.record.error_message) for x in lights)
     repos = {id(x.record.repo): x.record.repo for x in lights}

@@ -16,8 +16,9 @@ import pytest
 
 from errdocs import build
 from errdocs.catalog import memo, rows
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
-from errdocs.catalog.scan import Light, scan
+from errdocs.catalog.scan import scan
 from errdocs.search import boxdata
 
 from .conftest import ROOT

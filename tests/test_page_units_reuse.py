@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import build_catalog
-from errdocs.catalog.scan import Light, scan
+from errdocs.catalog.scan import scan
 from errdocs.units import plan
 
 from .conftest import ROOT
@@ -140,7 +141,7 @@ def _summaries(lines: list[dict[str, Any]]) -> None:
             lines, number)["documentation"]
 
 
-def _lights(lines: list[dict[str, Any]], folder: Path) -> list[Light]:
+def _lights(lines: list[dict[str, Any]], folder: Path) -> Lights:
     data = folder / "data.jsonl"
     folder.mkdir()
     data.write_text("".join(json.dumps(v) + "\n" for v in lines), "utf-8")

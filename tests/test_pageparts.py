@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from errdocs.catalog.model import build_catalog, record_titles
+from errdocs.catalog.model import build_catalog, entry_of, record_titles
 from errdocs.pages.parts import (
     FixPart,
     commit_url,
@@ -125,7 +125,7 @@ def test_titles_add_the_repository_then_the_file_and_line_only_when_needed() -> 
                file_path="src/b.rs", line_number=20),
         record("f", repo="o/r", error_message="unique"),
     ]
-    assert record_titles(records) == {
+    assert record_titles([entry_of(r, "") for r in records]) == {
         "a": "value is not valid UTF-8 (o/one)",
         "b": "value is not valid UTF-8 (o/two)",
         "c": "choice '{unk}' is unrecognized (o/r, src/a.rs:10)",
@@ -141,7 +141,7 @@ def test_a_message_that_spells_another_records_title_does_not_take_it() -> None:
     records = [record("a", repo="o/r", error_message="x"),
                record("b", repo="o/s", error_message="x"),
                record("c", repo="o/t", error_message="x (o/r)")]
-    titles = record_titles(records)
+    titles = record_titles([entry_of(r, "") for r in records])
     shown = [titles.get(r.id, r.error_message) for r in records]
     assert len(set(shown)) == 3
     assert titles["a"] == "x (o/r, record a)"

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from errdocs.catalog.family import message_key
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog, group_key
 from errdocs.catalog.related import MAX_RELATED
-from errdocs.catalog.scan import Light
 from errdocs.pages.render import render_record
 from errdocs.records.record import Record
 from errdocs.units.plan import plan

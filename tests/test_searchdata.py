@@ -25,7 +25,7 @@ def _files(records: list, pages: tuple[sd.HandPage, ...] = ()) -> dict[str, tupl
     """Each data file's name (without the folder): its script's name and its JSON payload."""
     index = build_index(records, build_catalog(records), javascript=True)
     found = {}
-    for page in sd.search_data(index, records, pages):
+    for page in sd.search_data(index, sd.records_by_id(records), pages):
         script = SCRIPT.match(page.content)
         assert script is not None, page.content[:80]
         name, body = script.groups()

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
+from errdocs.catalog.lights import Lights
 from errdocs.catalog.memo import (
     CATALOG,
     DATA_UNITS,
@@ -40,7 +41,7 @@ from errdocs.catalog.memo import (
     units_key,
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
-from errdocs.catalog.scan import Light, scan
+from errdocs.catalog.scan import scan
 from errdocs.collector import give_back, objects_spared, spare_existing
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure
 from errdocs.pages.changes import (
@@ -191,7 +192,7 @@ class ShardedReport:
         return [p for p in self.problems if p.severity is Severity.ERROR]
 
 
-Chooser = Callable[[list[Light]], list[Light]]
+Chooser = Callable[[Lights], Lights]
 """Picks the records a build makes pages for from those read (may raise to refuse)."""
 
 
@@ -601,9 +602,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
     model = model_key(found.lights, rendering)
-    by_id = {x.record.id: x for x in found.lights}
     # One reader of the model's rows, whoever asks (memo.previous reads a row once a reader).
-    rows = ModelRows(like=by_id)
+    rows = ModelRows()
     catalog = memo.get_rows(CATALOG, model, lambda: build_catalog(
         (x.record for x in found.lights), kept_entries(memo, rendering, found.lights, rows)),
                             rows)
@@ -653,7 +653,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     static_keys, past_files = _write_static(
         work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
     everything = _global_key(settings)
-    lines = lines_key(lights, rendering)
+    lines = lines_key(lights.lines(), rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
                                          everything, rows),
@@ -669,7 +669,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     listed = {catalog.entries[item.id].path for version in snapshot.versions
               for items in version.lists.values() for item in items
               if item.id in catalog.entries}  # what the "what changed" pages link to
-    ctx = Context(settings, work, catalog, by_id,
+    ctx = Context(settings, work, catalog, found.lights.by_id,
                   found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{path}" for path in root.hashes),
                   tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
@@ -699,7 +699,7 @@ def _place_data(settings: Settings, staged: Staged, data: Iterable[tuple[BoxData
     return written
 
 
-def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: list[Light],
+def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: Lights,
                 catalog: Catalog, everything: str, rows: ModelRows) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
@@ -812,7 +812,7 @@ def site_addresses(settings: Settings) -> Addresses:
 
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
-                  addresses: Addresses, lights: list[Light], memo: Memo,
+                  addresses: Addresses, lights: Lights, memo: Memo,
                   model: str) -> _Static:
     """The files at site paths outside the generated subtree that data units hold: the record
     schema and the paged index; and, made from the history, the pages at addresses records

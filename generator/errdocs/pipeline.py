@@ -97,9 +97,9 @@ def open_lookup_index(paths: Iterable[Path], cache_dir: Path | None,
         if cached is not None:
             return Opened(cached, [], cached=True)
     with _scanned(paths, work_dir) as found:
-        records = [x.record for x in found.lights]
-        catalog = build_catalog(records)
-        index = build_index(records, catalog, memo=lookup_memo.load(work_dir))
+        catalog = build_catalog(x.record for x in found.lights)
+        index = build_index((x.record for x in found.lights), catalog,
+                            memo=lookup_memo.load(work_dir))
     if cache_dir is not None:
         store.save(index, file, file_stamp)
     return Opened(index, found.problems, cached=False)
@@ -110,8 +110,8 @@ def record_of(paths: Iterable[Path], record_id: str,
     """The whole record ``record_id`` of ``paths``, found by the scan and read again by its
     offset, as units read theirs (``None`` when it is no longer there)."""
     with _scanned(list(paths), work_dir) as found:
-        chosen = [x for x in found.lights if x.record.id == record_id]
-        return next(read_records(found.sources, chosen), None)
+        light = found.lights.get(record_id)
+        return None if light is None else next(read_records(found.sources, [light]), None)
 
 
 class _scanned:

@@ -44,17 +44,17 @@ import marshal
 import sqlite3
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import fields
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.rows import SWEEP as MODEL_SWEEP
 from errdocs.catalog.rows import TABLES as MODEL_TABLES
 from errdocs.catalog.rows import read_model, write_model
-from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.collector import collector_paused
 from errdocs.pages.render import Page
@@ -120,12 +120,12 @@ _held = attrgetter(*(f.name for f in fields(Record) if f.name != "origin"))
 """A light record's fields but its origin, as a tuple (what :func:`model_key` hashes)."""
 
 
-def lines_key(lights: Iterable[Light], code: str) -> str:
+def lines_key(lines: Iterable[tuple[str, str]], code: str) -> str:
     """The key of what is made from the records' lines, not only from their light copies
     (the page units: a record page's key hashes its line): ``code`` and the line hashes of
-    ``lights`` in order."""
+    ``lines`` (each record's id and line hash, :meth:`Lights.lines`) in order."""
     digest = hashlib.sha256(f"{code}\0{sys.version}\0{marshal.version}\0".encode())
-    digest.update("".join(x.line_hash for x in lights).encode())
+    digest.update("".join(line for _id, line in lines).encode())
     return digest.hexdigest()
 
 
@@ -223,14 +223,14 @@ class Memo:
         except (*_FAILED, sqlite3.Error):
             return _MISS
 
-    def keep(self, name: str, key: str, value: Sequence[Any]) -> None:
+    def keep(self, name: str, key: str, value: Collection[Any]) -> None:
         """Keep ``value`` (items :mod:`marshal` writes) as row ``name`` for ``key``: its bytes
         are written now, in a transaction of their own, and not held; the row is the earlier
         build's until :meth:`save`."""
         self._write(name, key, lambda _db, _blob: value)
 
     def _write(self, name: str, key: str,
-               fill: Callable[[sqlite3.Connection, int], Sequence[Any]]) -> None:
+               fill: Callable[[sqlite3.Connection, int], Collection[Any]]) -> None:
         """Write row ``name``'s blob for ``key`` in a transaction of its own: its items are
         what ``fill`` returns, given the connection and the blob's id (what it may write rows
         under first)."""
@@ -378,7 +378,7 @@ _PARTS = "errdocs memo items"
 """The mark a row's bytes begin with (then how many items): what this module wrote."""
 
 
-def _blocks(items: Sequence[Any]) -> Iterator[bytes]:
+def _blocks(items: Collection[Any]) -> Iterator[bytes]:
     """The bytes of ``items`` (:mod:`marshal`'s, each item alone, after a head that counts
     them), in blocks of about :data:`_WRITE_BLOCK` bytes."""
     block = [marshal.dumps((_PARTS, len(items)))]
@@ -437,11 +437,31 @@ def _items(handle: _Source) -> list[Any]:
     return items
 
 
-def keep_lines(memo: Memo, lines: str, model: str, code: str, lights: Iterable[Light]) -> None:
-    """Keep each record's line hash (with ``code``, the render key they were read with, and
-    ``model``, the key of the catalogue model made of them) as the :data:`LINES` row of
-    ``lines`` (their :func:`lines_key`): what the next build's :func:`previous_units` needs."""
-    memo.keep(LINES, lines, (code, model, *((x.record.id, x.line_hash) for x in lights)))
+def keep_lines(memo: Memo, key: str, model: str, code: str, lights: Lights) -> None:
+    """Keep each record's id and line hash (with ``code``, the render key they were read with,
+    and ``model``, the key of the catalogue model made of them) as the :data:`LINES` row of
+    ``key`` (their :func:`lines_key`): what the next build's :func:`previous_units` needs."""
+    memo.keep(LINES, key, _Lines((code, model), lights))
+
+
+@dataclass(frozen=True)
+class _Lines(Collection[Any]):
+    """The items of a :data:`LINES` row, read from the light copies each time they are
+    iterated (the row is written in two passes), never held together (at 310,000 records, a
+    tuple of every pair held ~70 MB)."""
+
+    head: tuple[str, str]
+    lights: Lights
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.lights)
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self.head
+        yield from self.lights.lines()
+
+    def __contains__(self, item: object) -> bool:
+        return item in iter(self)
 
 
 def previous_model(memo: Memo, code: str, rows: ModelRows = PLAIN

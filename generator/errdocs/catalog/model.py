@@ -162,32 +162,55 @@ def shown_tags(record: Record) -> list[str]:
 def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None = None) -> Catalog:
     """Assign paths and collect groups. Deterministic for the same set of records. ``known``:
     entries an earlier catalogue made of some of the same records (the same lines read by the
-    same errdocs), by id: what :func:`entry_of` gives them is theirs, not made again."""
-    records = sorted(records, key=lambda r: (r.repo.casefold(), r.analyzed_at or "", r.id))
-    repo_dirs = _repo_dirs(r.repo for r in records)
+    same errdocs), by id: what :func:`entry_of` gives them is theirs, not made again.
+    ``records`` are read once, and not held: only their entries and what places them."""
+    placing = [_placing(r, known) for r in records]
+    placing.sort(key=lambda p: (p.entry.repo.casefold(), p.entry.analyzed_at or "",
+                                p.entry.record_id))
+    repo_dirs = _repo_dirs(p.entry.repo for p in placing)
     entries: dict[str, Entry] = {}
     taken: dict[str, set[str]] = defaultdict(set)
     # Oldest analysis first: a record added later never takes an existing record's URL.
-    for record in records:
-        repo_dir = repo_dirs[group_key(GroupKind.REPO, record.repo)]
-        suffix = unique_segment(record.id)[:8].rstrip("-.")
-        name = disambiguate(unique_segment(record.slug), taken[repo_dir], suffix)
-        path = f"{repo_dir}/{name}.md"
-        kept = known.get(record.id) if known else None
-        entries[record.id] = entry_of(record, path) if kept is None else _as_made(kept, path)
-    for record_id, title in record_titles(records).items():
+    for item in placing:
+        entry = item.entry
+        repo_dir = repo_dirs[group_key(GroupKind.REPO, entry.repo)]
+        suffix = unique_segment(entry.record_id)[:8].rstrip("-.")
+        name = disambiguate(unique_segment(item.slug), taken[repo_dir], suffix)
+        entries[entry.record_id] = _as_made(entry, f"{repo_dir}/{name}.md")
+    for record_id, title in record_titles(list(entries.values())).items():
         entries[record_id] = replace(entries[record_id], title=title)
     relations = build_relations(
-        ((r.id, message_key(r.error_message),
-          group_key(GroupKind.CATEGORY, r.background_tag or "")) for r in records), entries)
+        ((p.entry.record_id, message_key(p.entry.message),
+          group_key(GroupKind.CATEGORY, p.category or "")) for p in placing), entries)
     for key, members in relations.families.items():
         for record_id in members:
             entries[record_id] = replace(entries[record_id], family=key)
     groups: dict[GroupKind, dict[str, Group]] = {
-        kind: _groups(kind, records, entries, repo_dirs) for kind in GroupKind
+        kind: _groups(kind, placing, entries, repo_dirs) for kind in GroupKind
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
     return Catalog(entries, groups, relations)
+
+
+@dataclass(frozen=True, slots=True)
+class _Placing:
+    """What the catalogue needs of a record while it places and groups them: its entry (its
+    path not yet chosen) and what the entry does not hold."""
+
+    entry: Entry
+    """What :func:`entry_of` gives (or the earlier catalogue's), at no path."""
+    slug: str
+    """The record's slug: its page's name."""
+    tags: tuple[str, ...]
+    """The tags it is listed under (:func:`shown_tags`)."""
+    category: str | None
+    """Its ``backgroundTag``."""
+
+
+def _placing(record: Record, known: Mapping[str, Entry] | None) -> _Placing:
+    kept = known.get(record.id) if known else None
+    return _Placing(entry_of(record, "") if kept is None else kept, record.slug,
+                    tuple(shown_tags(record)), record.background_tag)
 
 
 def _as_made(kept: Entry, path: str) -> Entry:
@@ -213,7 +236,7 @@ def entry_of(record: Record, path: str) -> Entry:
                  analyzed_at=record.analyzed_at)
 
 
-def record_titles(records: Iterable[Record]) -> dict[str, str]:
+def record_titles(entries: list[Entry]) -> dict[str, str]:
     """Page titles for the records whose message alone is not unique: the message, then the
     repository, then the file and line, then the record's id, as far as needed to tell them
     apart. Records missing from the result are titled by their message alone.
@@ -222,21 +245,21 @@ def record_titles(records: Iterable[Record]) -> dict[str, str]:
     (:func:`errdocs.units.plan._record_input`), so adding a record with the same message rebuilds
     the pages whose titles change. Linear in the number of records.
     """
-    records = list(records)
-    counts = Counter(_title(r, 0) for r in records)
-    pending = [r for r in records if counts[_title(r, 0)] > 1]
-    titles = {r.id: _title(r, 0) for r in pending}
+    counts = Counter(_title(e, 0) for e in entries)
+    pending = [e for e in entries if counts[_title(e, 0)] > 1]
+    titles = {e.record_id: _title(e, 0) for e in pending}
     levels = dict.fromkeys(titles, 0)
     for _ in range(_MAX_ROUNDS):
-        clashing = [r for r in pending if counts[titles[r.id]] > 1 and levels[r.id] < 3]
+        clashing = [e for e in pending if counts[titles[e.record_id]] > 1
+                    and levels[e.record_id] < 3]
         if not clashing:
             break
-        for record in clashing:  # all of a clashing title move on, none keeps it
-            counts[titles[record.id]] -= 1
-        for record in clashing:
-            levels[record.id] += 1
-            titles[record.id] = _title(record, levels[record.id])
-            counts[titles[record.id]] += 1
+        for entry in clashing:  # all of a clashing title move on, none keeps it
+            counts[titles[entry.record_id]] -= 1
+        for entry in clashing:
+            levels[entry.record_id] += 1
+            titles[entry.record_id] = _title(entry, levels[entry.record_id])
+            counts[titles[entry.record_id]] += 1
     return {i: title for i, title in titles.items() if levels[i]}
 
 
@@ -244,18 +267,18 @@ _MAX_ROUNDS = 8
 """Rounds of :func:`record_titles`: three suffice unless a message spells another's title."""
 
 
-def _title(record: Record, level: int) -> str:
+def _title(entry: Entry, level: int) -> str:
     """The title at one level of detail (0: the message alone)."""
-    base = shorten(record.error_message, MESSAGE_CHARS)
+    base = shorten(entry.message, MESSAGE_CHARS)
     if level == 0:
         return base
-    where = [" ".join(record.repo.split())]
-    if level == 2 and (record.file_path or record.line_number is not None):
-        path = " ".join((record.file_path or "").split())
-        line = "" if record.line_number is None else f"line {record.line_number}"
-        where.append(f"{path}:{record.line_number}" if path and line else path or line)
+    where = [" ".join(entry.repo.split())]
+    if level == 2 and (entry.file or entry.line is not None):
+        path = " ".join((entry.file or "").split())
+        line = "" if entry.line is None else f"line {entry.line}"
+        where.append(f"{path}:{entry.line}" if path and line else path or line)
     elif level >= 2:
-        where.append(f"record {' '.join(record.id.split())}")
+        where.append(f"record {' '.join(entry.record_id.split())}")
     return f"{base} ({', '.join(where)})"
 
 
@@ -270,16 +293,16 @@ def _repo_dirs(repos: Iterable[str]) -> dict[str, str]:
     return dirs
 
 
-def _groups(kind: GroupKind, records: list[Record], entries: dict[str, Entry],
+def _groups(kind: GroupKind, placing: list[_Placing], entries: dict[str, Entry],
             repo_dirs: dict[str, str]) -> dict[str, Group]:
     members: dict[str, list[Entry]] = defaultdict(list)
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
-    for record in records:
-        for value in _values(kind, record):
+    for item in placing:
+        for value in _values(kind, item):
             key = group_key(kind, value)
             if not key:
                 continue  # a blank tag groups nothing
-            members[key].append(entries[record.id])
+            members[key].append(entries[item.entry.record_id])
             spellings[key][" ".join(value.split())] += 1
     taken: set[str] = set()
     groups = {}
@@ -314,12 +337,12 @@ def family_groups(relations: Relations, entries: dict[str, Entry]) -> dict[str, 
     return groups
 
 
-def _values(kind: GroupKind, record: Record) -> tuple[str, ...]:
+def _values(kind: GroupKind, item: _Placing) -> tuple[str, ...]:
     if kind is GroupKind.TAG:
-        return tuple(shown_tags(record))
+        return item.tags
     if kind is GroupKind.CATEGORY:
-        return (record.background_tag,) if record.background_tag else ()
-    return (record.repo,)
+        return (item.category,) if item.category else ()
+    return (item.entry.repo,)
 
 
 def relative_link(source: str, target: str) -> Markup:

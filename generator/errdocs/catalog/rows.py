@@ -23,9 +23,9 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
 from errdocs.catalog.related import Relations, repo_runs
-from errdocs.catalog.scan import Light
 from errdocs.catalog.store import unshared
 
 TABLES = (

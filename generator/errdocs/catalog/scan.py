@@ -31,6 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
+from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import shown_tags
 from errdocs.catalog.store import BATCH, Cached, Catalogue, Look, Placed, blocks_of, look
 from errdocs.collector import collector_paused
@@ -42,30 +43,11 @@ from errdocs.records.record import Origin, Record
 from errdocs.records.validate import Validator
 
 
-@dataclass(frozen=True, slots=True)
-class Light:
-    """A good record as pass 1 keeps it."""
-
-    record: Record
-    """A light Record: only the fields the catalogue and the lookup data use are set."""
-    line_hash: str
-    """Hash of the record's JSON line: changes whenever anything in the record changes."""
-    source: int
-    """Index into :attr:`Scan.sources` of the JSON Lines file holding it."""
-    offset: int
-    """Byte offset of its JSON text in that file."""
-    size: int
-    """Length of its JSON text in bytes."""
-    digest: bytes
-    """A digest of the record's content without its envelope: a new ``datasetVersion`` alone
-    does not change it (the history compares records by it)."""
-
-
 @dataclass(frozen=True)
 class Scan:
     """Everything pass 1 found."""
 
-    lights: list[Light]
+    lights: Lights
     """Good records, in input order."""
     problems: list[Problem]
     """Errors and warnings, in input order."""
@@ -82,7 +64,7 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
     ``work_dir/spool``). ``strict``: the catalogue is kept as it was when the input has
     problems (a ``--strict`` build that stops there writes nothing)."""
     validator = Validator()
-    lights: list[Light] = []
+    lights = Lights()
     places = _Places(spool_dir or work_dir / "spool")
     skipped = 0
     with Catalogue(work_dir, keep=keep) as catalogue, catalogue.writing(), collector_paused():
@@ -96,7 +78,7 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
                     _read(path, seen, places, catalogue, validator, lights)
                 else:
                     skipped += 1
-                    lights += _replay(path, placed, places.in_place(), validator)
+                    lights.extend(_replay(path, placed, places.in_place(), validator))
         finally:
             places.close()
         if strict and validator.problems:
@@ -143,7 +125,7 @@ class _Found:
 
 
 def _read(path: Path, seen: Look | None, places: _Places, catalogue: Catalogue,
-          validator: Validator, lights: list[Light]) -> None:
+          validator: Validator, lights: Lights) -> None:
     """Read ``path`` line by line (the reader ``check`` uses too); when it has no problem and
     is read in place, keep where its lines are for the next run."""
     problems = len(validator.problems)

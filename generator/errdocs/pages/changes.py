@@ -21,9 +21,9 @@ from markupsafe import Markup
 
 from errdocs.catalog.family import message_key
 from errdocs.catalog.history import Gone, Listed, Seen, Snapshot, Version
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, GroupKind, group_key, relative_link
 from errdocs.catalog.paths import exact_segment
-from errdocs.catalog.scan import Light
 from errdocs.pages import escape
 from errdocs.pages.meta import iso_timestamp
 from errdocs.pages.permalinks import (

@@ -30,12 +30,13 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
+from itertools import islice
 from operator import attrgetter
 from pathlib import Path
 
 from errdocs.catalog import facets
+from errdocs.catalog.lights import Lights
 from errdocs.catalog.model import Catalog, Entry
-from errdocs.catalog.scan import Light
 from errdocs.catalog.store import Catalogue
 from errdocs.collector import collector_paused
 from errdocs.lookup import build_index
@@ -125,7 +126,7 @@ def _made(_extra: str, make: Callable[[], Keys]) -> Keys:
     return make()
 
 
-def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code: str, *,
+def box_data(settings: Settings, lights: Lights, catalog: Catalog, code: str, *,
              full_text: bool, staged: Staged, remember: Remember = _made,
              edited: frozenset[str] = frozenset()) -> BoxData:
     """The data files for ``lights``: from the catalogue's row when the files on disk were made
@@ -139,12 +140,14 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     work = settings.work_dir
     hand = hand_pages(settings)
     profile = _profile(settings)
-    sort: list[list[Light]] = []
+    sort: list[list[str]] = []
 
-    def order() -> list[Light]:
-        """The records in the index's order (sorted once, when needed)."""
+    def order() -> list[str]:
+        """The records' ids in the index's order (sorted once, when needed; the catalogue is
+        made of these records)."""
         if not sort:
-            sort.append(sorted(lights, key=lambda x: catalog.entries[x.record.id].path))
+            entries = catalog.entries
+            sort.append(sorted(entries, key=lambda i: entries[i].path))
         return sort[0]
 
     keys = remember(f"boxes\0{full_text}\0{profile}\0{hand!r}", lambda: box_keys(
@@ -161,32 +164,34 @@ def box_data(settings: Settings, lights: Sequence[Light], catalog: Catalog, code
     if old is not None and known.get(INDEX, ("",))[0] == keys[INDEX]:
         entries = catalog.entries
         made = (chunk_file(n, [(entries[x.record.id].path, x.record)
-                               for x in order()[n * CHUNK:(n + 1) * CHUNK]])
+                               for x in lights.many(order()[n * CHUNK:(n + 1) * CHUNK])])
                 for n in range(len(keys) - 1) if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)])
         problems, unconverted = _placed(old.problems, lights), old.unconverted
     else:
         memo = lookup_memo.load(work)
-        lookup = build_index([x.record for x in lights], catalog, javascript=True, memo=memo)
+        lookup = build_index((x.record for x in lights), catalog, javascript=True, memo=memo)
         lookup_memo.save(memo, work)
         del memo  # what the next build needs is on disk
         data = site_data(lookup)
-        made = itertools.chain(data.pages, search_data(lookup, (x.record for x in lights), hand,
-                                                       full_text=full_text))
+        made = itertools.chain(data.pages, search_data(
+            lookup, lambda ids: (x.record for x in lights.many(ids)), hand, full_text=full_text))
         problems, unconverted = tuple(lookup.problems), data.unconverted
     chunks = {chunk_path(n): _chunk(n) for n in range(len(keys) - 1)}
     return _assembled(key, keys, known, made, lambda path: chunks.get(path, INDEX),
                       problems, unconverted, staged)
 
 
-def _placed(problems: Iterable[Problem], lights: Iterable[Light]) -> tuple[Problem, ...]:
+def _placed(problems: Iterable[Problem], lights: Lights) -> tuple[Problem, ...]:
     """``problems`` (each of a record, about its pattern) where their records are read now:
     the same records in the same order may come from another file or line."""
-    where = {x.record.id: x.record.origin for x in lights}
+    problems = tuple(problems)
+    ids = dict.fromkeys(p.record_id for p in problems if p.record_id is not None)
+    where = {x.record.id: x.record.origin for x in lights.many(ids)}
     return tuple(replace(p, path=where[p.record_id].path, line=where[p.record_id].line)
                  for p in problems if p.record_id is not None)  # (all are: see box_data)
 
 
-def box_keys(lights: Sequence[Light], order: Sequence[Light], catalog: Catalog, code: str,
+def box_keys(lights: Lights, order: Sequence[str], catalog: Catalog, code: str,
              hand: Iterable[object], full_text: bool, profile: str) -> dict[str, str]:
     """Each part's key: :data:`INDEX`'s hashes everything the lookup index, the paste box and
     the search box's words read (every light record's id, page, repository, message, pattern,
@@ -205,10 +210,10 @@ def box_keys(lights: Sequence[Light], order: Sequence[Light], catalog: Catalog, 
             record.background_tag or "\2", "\3".join(record.tags),
         )).encode() + b"\1")
     keys = {INDEX: digest.hexdigest()}
-    for number, start in enumerate(range(0, len(order), CHUNK)):
+    records = (x.record for x in lights.many(order))  # read a batch at a time
+    for number in range((len(order) + CHUNK - 1) // CHUNK):
         digest = hashlib.sha256(f"{code}\0{number}".encode())
-        for light in order[start:start + CHUNK]:
-            record = light.record
+        for record in islice(records, CHUNK):
             digest.update("\0".join((
                 entries[record.id].path, record.repo, record.error_message,
                 record.error_class or "\2", record.documentation or "\2",

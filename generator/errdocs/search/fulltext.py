@@ -17,13 +17,14 @@ import select
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog
-from errdocs.catalog.scan import Light, read_records
+from errdocs.catalog.scan import read_records
 from errdocs.errors import BuildFailed
 from errdocs.pages.meta import describe_record
 from errdocs.records.record import Record
@@ -107,7 +108,7 @@ def piece_dir(out: Path, piece: int) -> Path:
     return out if piece == 0 else out / "more" / str(piece)
 
 
-def build_index(sources: list[str], lights: list[Light], catalog: Catalog, out: Path,
+def build_index(sources: list[str], lights: Sequence[Light], catalog: Catalog, out: Path,
                 pieces: int = 1) -> list[Path]:
     """Write ``pieces`` Pagefind indexes of the records into ``out``; returns their folders."""
     shutil.rmtree(out, ignore_errors=True)

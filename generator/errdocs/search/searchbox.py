@@ -23,8 +23,9 @@ Files call ``__errdocsLookup(name, data)`` like the lookup data (see :mod:`.site
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from errdocs.catalog.model import shown_tags
 from errdocs.lookup.index import LookupIndex, Target
@@ -81,27 +82,49 @@ def record_words(target: Target, record: Record) -> set[str]:
     return found - set(STOP_WORDS)
 
 
-def search_data(index: LookupIndex, records: Iterable[Record], pages: Sequence[HandPage] = (),
+RecordsById = Callable[[Sequence[str]], Iterable[Record]]
+"""The records of some ids, in that order (a build reads them from their light copies, a
+batch at a time: :meth:`errdocs.catalog.lights.Lights.many`)."""
+
+
+def records_by_id(records: Iterable[Record]) -> RecordsById:
+    """``records``, held in memory, as :data:`RecordsById`."""
+    by_id = {r.id: r for r in records}
+    return lambda ids: [by_id[i] for i in ids]
+
+
+def search_data(index: LookupIndex, records: RecordsById, pages: Sequence[HandPage] = (),
                 *, full_text: bool = False) -> Iterator[Page]:
     """The manifest, the word shards and the record chunks for ``index`` and its ``records``
     (full or light records: the class, tags, category and what the error means are read),
-    made one at a time as they are taken (a build writes each as it comes)."""
-    by_id = {r.id: r for r in records}
-    chosen = [by_id[t.record_id] for t in index.targets]
+    made one at a time as they are taken (a build writes each as it comes). The records are
+    read twice, in the index's order, a block at a time: never all held."""
     postings: dict[str, list[int]] = {}
-    for number, (target, record) in enumerate(zip(index.targets, chosen, strict=True)):
+    for number, (target, record) in enumerate(_in_order(index.targets, records)):
         for word in record_words(target, record):
             postings.setdefault(word, []).append(number)
     lists = {w: _posting(p) for w, p in postings.items()}
     shards = _shard_count(sum(len(w) + len(_json(v)) + 4 for w, v in lists.items()))
-    manifest = {"version": VERSION, "records": len(chosen), "shards": shards, "chunk": CHUNK,
-                "maxPostings": MAX_POSTINGS, "maxWords": MAX_WORDS, "lookupWords": LOOKUP_WORDS,
-                "stop": list(STOP_WORDS),
+    manifest = {"version": VERSION, "records": len(index.targets), "shards": shards,
+                "chunk": CHUNK, "maxPostings": MAX_POSTINGS, "maxWords": MAX_WORDS,
+                "lookupWords": LOOKUP_WORDS, "stop": list(STOP_WORDS),
                 "fullText": full_text, "pages": [_hand(p) for p in pages]}
     yield Page(f"{FOLDER}/manifest.js", _script("search", _json(manifest)))
     yield from _word_shards(lists, shards)
     del lists, postings
-    yield from _chunks(index.targets, chosen)
+    yield from _chunks(index.targets, records)
+
+
+_BLOCK = 32 * CHUNK
+"""Records read at a time (:func:`_in_order`): whole chunks."""
+
+
+def _in_order(targets: Sequence[Target], records: RecordsById
+              ) -> Iterator[tuple[Target, Record]]:
+    """Each target with its record, read :data:`_BLOCK` at a time."""
+    for start in range(0, len(targets), _BLOCK):
+        block = targets[start:start + _BLOCK]
+        yield from zip(block, records([t.record_id for t in block]), strict=True)
 
 
 def _posting(numbers: list[int]) -> list[int]:
@@ -126,11 +149,11 @@ def _word_shards(lists: dict[str, list[int]], shards: int) -> Iterator[Page]:
             for n, words in enumerate(contents))
 
 
-def _chunks(targets: Sequence[Target], records: list[Record]) -> Iterator[Page]:
+def _chunks(targets: Sequence[Target], records: RecordsById) -> Iterator[Page]:
     """``[page, repository, message, class, what it means]`` per record, :data:`CHUNK` a file."""
-    pairs = [(t.path, r) for t, r in zip(targets, records, strict=True)]
-    return (chunk_file(n, pairs[start:start + CHUNK])
-            for n, start in enumerate(range(0, len(pairs), CHUNK)))
+    pairs = _in_order(targets, records)
+    for number in range((len(targets) + CHUNK - 1) // CHUNK):
+        yield chunk_file(number, [(t.path, r) for t, r in islice(pairs, CHUNK)])
 
 
 def chunk_file(number: int, records: Sequence[tuple[str, Record]]) -> Page:

@@ -36,8 +36,8 @@ from pathlib import Path
 
 from errdocs.build import ShardedReport, build_sharded
 from errdocs.catalog.history import DEFAULT_KEEP
+from errdocs.catalog.lights import Lights
 from errdocs.catalog.model import GroupKind, group_key, shown_tags
-from errdocs.catalog.scan import Light
 from errdocs.errors import BuildFailed, ErrdocsError, naming
 from errdocs.pages.permalinks import ID_FOLDER
 from errdocs.pages.write import MANIFEST, TEMPORARY, read_manifest
@@ -100,12 +100,12 @@ class Selection:
         return ([f"--repo {v}" for v in self.repos if group_key(GroupKind.REPO, v) not in repos]
                 + [f"--tag {v}" for v in self.tags if group_key(GroupKind.TAG, v) not in tags])
 
-    def choose(self, lights: list[Light]) -> list[Light]:
+    def choose(self, lights: Lights) -> Lights:
         """The records of the selection (a build's ``choose``); BundleError when a value
         matches no record, or no record is left."""
         if missing := self.unmatched(x.record for x in lights):
             raise BundleError(f"no record matches {', '.join(missing)}")
-        chosen = [x for x in lights if self.matches(x.record)]
+        chosen = lights.where(lambda x: self.matches(x.record))
         if not chosen:
             raise BundleError("no record to put in the bundle")
         return chosen

@@ -27,8 +27,9 @@ import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, Group, GroupKind
-from errdocs.catalog.scan import Light, read_records
+from errdocs.catalog.scan import read_records
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.exports import record_companions
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file
@@ -67,7 +68,7 @@ class Context:
     """``.errdocs`` of the project."""
     catalog: Catalog
     """Where every page goes."""
-    lights: dict[str, Light]
+    lights: Mapping[str, Light]
     """Record id to where its line is (in a worker's slice: of the records it may render)."""
     sources: list[str]
     """Files the records are re-read from."""

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from errdocs.catalog import paging
+from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, shown_tags
-from errdocs.catalog.scan import Light
 from errdocs.code import code_digest
 from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
@@ -129,7 +129,7 @@ def file_keys(pages: Iterable[Page]) -> list[FileKey]:
     return [(p.path, _hash(p.content)) for p in pages]
 
 
-def plan(lights: list[Light], catalog: Catalog, root_inputs: Iterable[bytes],
+def plan(lights: Sequence[Light], catalog: Catalog, root_inputs: Iterable[bytes],
          global_key: str, data: Iterable[FileKey] = (), changes: Iterable[Page] = (),
          past: Iterable[Page] = (), pages: list[Unit] | None = None,
          data_units: list[Unit] | None = None) -> list[Unit]:
@@ -216,7 +216,7 @@ def _ID(entry: Entry) -> str:
     return entry.record_id
 
 
-def page_units(lights: list[Light], catalog: Catalog, global_key: str,
+def page_units(lights: Sequence[Light], catalog: Catalog, global_key: str,
                previous: Previous | None = None) -> list[Unit]:
     """The hub units, then the record units, with their keys: made from every record (each
     page's inputs hashed), so a build keeps them between builds (:mod:`errdocs.catalog.memo`).
@@ -241,7 +241,7 @@ def _dirty_lists(dirty: set[str], moved: set[str],
             dirty.update(new)
 
 
-def _known(lights: list[Light], catalog: Catalog, previous: Previous) -> _Known:
+def _known(lights: Iterable[Light], catalog: Catalog, previous: Previous) -> _Known:
     """What :class:`Previous` tells of this build's pages. A record page's inputs
     (:func:`_record_input`) are its line, its entry, the label and path of each group it is
     on and of its family's, and its related lists (:meth:`Catalog.related`), which read only
@@ -253,7 +253,7 @@ def _known(lights: list[Light], catalog: Catalog, previous: Previous) -> _Known:
     # Listings and related lists show entries, not lines: a record whose line changed and
     # entry did not moves nothing (at 310,000 records, 1% changed reached every large tag's
     # listing when it did: 10 s of listings hashed again to the same keys).
-    moved = {x.record.id for x in lights if old.entries.get(x.record.id) != entries[x.record.id]}
+    moved = {i for i, entry in entries.items() if old.entries.get(i) != entry}  # (the lights')
     dirty = moved | {x.record.id for x in lights if previous.lines.get(x.record.id) != x.line_hash}
     moved |= old.entries.keys() - entries.keys()
     for kind in GroupKind:
@@ -345,19 +345,23 @@ def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[
     return units
 
 
-def _record_units(lights: list[Light], catalog: Catalog, global_key: str,
+def _record_units(lights: Sequence[Light], catalog: Catalog, global_key: str,
                   known: _Known | None) -> list[Unit]:
     count = units_for(len(lights))
-    members: list[list[Light]] = [[] for _ in range(count)]
+    # Each unit's members and page keys, in input order: not the light records themselves
+    # (read one at a time, they are not all held).
+    members: list[list[str]] = [[] for _ in range(count)]
+    keys: list[list[tuple[str, str]]] = [[] for _ in range(count)]
     for light in lights:
-        members[bucket(light.record.id, count)].append(light)
+        number = bucket(light.record.id, count)
+        members[number].append(light.record.id)
+        keys[number].append(_record_page_key(light, catalog, known))
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple(_record_page_key(x, catalog, known) for x in chosen)
-            units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS,
-                              tuple(x.record.id for x in chosen), _unit_key(global_key, keys),
-                              keys))
+            page_keys = tuple(keys[number])
+            units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS, tuple(chosen),
+                              _unit_key(global_key, page_keys), page_keys))
     return units
 
 
