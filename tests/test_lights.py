@@ -54,6 +54,8 @@ def test_light_records_read_back_as_they_were_kept(kept: list[Light]) -> None:
     ids = [x.record.id for x in reversed(kept)]
     assert list(store.many([*ids, "not one of them"])) == kept[::-1]
     assert dict(store.by_id) == {x.record.id: x for x in kept}
+    assert store.by_id.line_hashes([*ids, "not one of them"]) == {
+        x.record.id: x.line_hash for x in kept}
     assert store.where(lambda x: x.record.line_number is None) == Lights(
         x for x in kept if x.record.line_number is None)
     store.close()

@@ -144,10 +144,25 @@ class Lights(Sequence[Light]):
                 f"SELECT id, line, data FROM lights WHERE id IN ({marks})", batch)}
             yield from (found[i] for i in batch if i in found)
 
+    def line_hashes(self, record_ids: Iterable[str]) -> dict[str, str]:
+        """The line hash of each of ``record_ids`` there is, read :data:`BATCH` at a time
+        without making the records."""
+        self._index()
+        ids = iter(record_ids)
+        found: dict[str, str] = {}
+        try:
+            while batch := list(islice(ids, BATCH)):
+                found.update(self._db.execute(
+                    f"SELECT id, line FROM lights WHERE id IN ({','.join('?' * len(batch))})",
+                    batch))
+        except sqlite3.Error as exc:
+            raise _failed(exc) from exc
+        return found
+
     @property
-    def by_id(self) -> Mapping[str, Light]:
+    def by_id(self) -> LightsById:
         """The light copies by record id (each read when asked for)."""
-        return _ById(self)
+        return LightsById(self)
 
     def close(self) -> None:
         """Remove the database (reading after raises)."""
@@ -215,11 +230,15 @@ class Lights(Sequence[Light]):
             self._indexed = True
 
 
-class _ById(Mapping[str, Light]):
+class LightsById(Mapping[str, Light]):
     """:class:`Lights` by record id."""
 
     def __init__(self, lights: Lights) -> None:
         self._lights = lights
+
+    def line_hashes(self, record_ids: Iterable[str]) -> dict[str, str]:
+        """:meth:`Lights.line_hashes`."""
+        return self._lights.line_hashes(record_ids)
 
     def __getitem__(self, record_id: str) -> Light:
         light = self._lights.get(record_id)

@@ -18,7 +18,7 @@ import os
 import posixpath
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import quote as urlquote
@@ -27,7 +27,7 @@ import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 
-from errdocs.catalog.lights import Light
+from errdocs.catalog.lights import Light, LightsById
 from errdocs.catalog.model import Catalog, Group, GroupKind
 from errdocs.catalog.scan import read_records
 from errdocs.errors import BuildFailed, naming
@@ -133,7 +133,7 @@ def previous(ctx: Context, unit: Unit) -> Built | None:
 
 def built_from(ctx: Context, unit: Unit, searchable: int = 0) -> Built:
     """The unit's row once :func:`build_unit` built it."""
-    lines = {i: _line(ctx, i) for i in unit.members} if unit.kind is UnitKind.RECORDS else {}
+    lines = _lines(ctx, unit.members) if unit.kind is UnitKind.RECORDS else {}
     return Built(unit.key, ctx.global_key, ctx.render_key, json.dumps(dict(unit.page_keys)),
                  json.dumps(lines), searchable)
 
@@ -270,14 +270,19 @@ def changed_records(ctx: Context, units: Iterable[Unit]) -> int:
         if unit.kind is UnitKind.RECORDS:
             row = ctx.built.get(unit.name)
             before = row.line_hashes() if row is not None else {}
-            count += sum(before.get(i) != _line(ctx, i) for i in unit.members)
+            lines = _lines(ctx, unit.members)
+            count += sum(before.get(i) != lines.get(i) for i in unit.members)
     return count
 
 
-def _line(ctx: Context, record_id: str) -> str:
-    """A short form of the hash of a record's line, for the unit's row (in the build's main
-    process, which has every record's light copy)."""
-    return ctx.lights[record_id].line_hash[:16]
+def _lines(ctx: Context, record_ids: Sequence[str]) -> dict[str, str]:
+    """A short form of the hash of each record's line, in order, for the unit's row (in the
+    build's main process, which reads every record's light copy: their hashes alone, a batch
+    at a time)."""
+    lights = ctx.lights
+    assert isinstance(lights, LightsById)  # (a worker's slice holds a dict: it writes no row)
+    hashes = lights.line_hashes(record_ids)
+    return {i: hashes[i][:16] for i in record_ids}
 
 
 def _to_write(ctx: Context, unit: Unit, todo: set[str]) -> set[str]:
