@@ -16,7 +16,6 @@ import pytest
 
 from errdocs import build
 from errdocs.catalog import memo, rows
-from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import scan
 from errdocs.search import boxdata
@@ -219,20 +218,19 @@ def _with_relatives(data: Path) -> Path:
     return data
 
 
-def _written(catalog: Catalog, model: int, like: dict[str, Light] | None = None
-             ) -> tuple[sqlite3.Connection, tuple[int, ...]]:
+def _written(catalog: Catalog, model: int) -> tuple[sqlite3.Connection, tuple[int, ...]]:
     """A database holding ``catalog`` as the rows of ``model``, and their counts."""
     db = sqlite3.connect(":memory:")
     for statement in rows.TABLES:
         db.execute(statement)
-    return db, rows.write_model(db, model, catalog, like)
+    return db, rows.write_model(db, model, catalog)
 
 
-def _round_trip(catalog: Catalog, like: dict[str, Light] | None = None) -> Catalog:
+def _round_trip(catalog: Catalog) -> Catalog:
     """``catalog`` written as the rows of a model and read back."""
     db, counts = _written(catalog, 7)
     rows.write_model(db, 8, build_catalog([]))  # another model beside it is not read
-    return rows.read_model(db, 7, marshal.loads(marshal.dumps(counts)), like)
+    return rows.read_model(db, 7, marshal.loads(marshal.dumps(counts)))
 
 
 def _models(project: Path) -> dict[str, set[int]]:
@@ -305,6 +303,8 @@ def test_the_memo_gives_the_model_it_was_made_from(tmp_path: Path) -> None:
     assert catalog.groups[GroupKind.FAMILY]
     for x in lights:
         assert again.related(x.record) == catalog.related(x.record)
+    for ids in (*again.relations.categories.values(), *again.relations.families.values()):
+        assert all(i is again.entries[i].record_id for i in ids)  # one string of each id
     units = page_units(lights, catalog, "key")
     assert units_from(marshal.loads(marshal.dumps(units_data(units)))) == units
 
@@ -319,59 +319,6 @@ def test_model_rows_that_are_not_all_there_are_not_a_model(tmp_path: Path) -> No
     db.execute("UPDATE model_groups SET members = x'01'")
     with pytest.raises(rows.NotAModel):
         rows.read_model(db, 1, counts)
-
-
-def test_a_decoded_entry_holds_its_light_records_strings(tmp_path: Path) -> None:
-    """Read back with the light records read now, an entry is equal to the one kept, and its
-    text equal to its record's is the record's very string (not held twice); a record whose
-    text changed keeps the entry's own."""
-    from dataclasses import replace
-
-    data = _with_relatives(synth.write(30, tmp_path / "data.jsonl", seed=4))
-    lights = scan([data], tmp_path / "work").lights
-    catalog = build_catalog(x.record for x in lights)
-    changed = lights[0]
-    now = {x.record.id: x for x in lights}
-    now[changed.record.id] = replace(changed, record=replace(
-        changed.record, error_message=changed.record.error_message + " (now)"))
-    again = _round_trip(catalog, now)
-    assert list(again.entries.items()) == list(catalog.entries.items())
-    shared = 0
-    for record_id, entry in again.entries.items():
-        record = now[record_id].record
-        for text, mine in ((entry.record_id, record.id), (entry.message, record.error_message),
-                           (entry.file, record.file_path), (entry.summary, record.documentation),
-                           (entry.analyzed_at, record.analyzed_at)):
-            if text is not None and text == mine:
-                assert text is mine
-                shared += 1
-    assert shared > 4 * len(lights)
-    assert again.entries[changed.record.id].message == changed.record.error_message
-    for ids in (*again.relations.categories.values(), *again.relations.families.values()):
-        # the lists hold the entries' ids
-        assert all(i is again.entries[i].record_id for i in ids)
-    plain = _round_trip(catalog)
-    assert plain.entries[lights[1].record.id].message is not lights[1].record.error_message
-
-
-def test_a_model_read_for_its_own_key_takes_its_records_text(tmp_path: Path) -> None:
-    """Read for the key it was kept for (the light records are those it was made of), the text
-    an entry held of its record is not read but taken from the record: equal entries, the
-    records' very strings; the rows still hold it all, for a read under another key."""
-    data = _with_relatives(synth.write(30, tmp_path / "data.jsonl", seed=12))
-    lights = {x.record.id: x for x in scan([data], tmp_path / "work").lights}
-    catalog = build_catalog(x.record for x in lights.values())
-    db, counts = _written(catalog, 3, lights)
-    held = db.execute("SELECT count(*) FROM model_entries WHERE same > 1").fetchone()[0]
-    assert held == len(lights)  # (each holds more of its record than its id)
-    exact = rows.read_model(db, 3, counts, lights, exact=True)
-    assert list(exact.entries.items()) == list(catalog.entries.items())
-    for record_id, entry in exact.entries.items():
-        record = lights[record_id].record
-        assert entry.record_id is record.id and entry.message is record.error_message
-    assert rows.read_model(db, 3, counts) == catalog  # (all there, read without records)
-    with pytest.raises(rows.NotAModel):  # records that are not those the model was made of
-        rows.read_model(db, 3, counts, {}, exact=True)
 
 
 def test_earlier_rows_are_held_until_forgotten(tmp_path: Path, project: Path) -> None:
@@ -490,16 +437,14 @@ def test_model_tables_of_another_layout_are_made_again(tmp_path: Path, project: 
     assert set(_models(project)["model_entries"]) == {_catalog_blob(project)}
 
 
-@pytest.mark.parametrize("exact", [False, True])
-def test_a_model_read_back_holds_one_string_of_each_common_text(tmp_path: Path,
-                                                                exact: bool) -> None:
+def test_a_model_read_back_holds_one_string_of_each_common_text(tmp_path: Path) -> None:
     """Many entries hold one repository, class, language...: read back, they hold one string of
     it (as :mod:`marshal` gave), and a family's key is its entries' family."""
     data = _with_relatives(synth.write(40, tmp_path / "data.jsonl", seed=14))
     lights = {x.record.id: x for x in scan([data], tmp_path / "work").lights}
     catalog = build_catalog(x.record for x in lights.values())
-    db, counts = _written(catalog, 5, lights)
-    again = rows.read_model(db, 5, counts, lights, exact=exact)
+    db, counts = _written(catalog, 5)
+    again = rows.read_model(db, 5, counts)
     for field in ("repo", "error_class", "language", "severity"):
         texts = [getattr(e, field) for e in again.entries.values()]
         assert len({id(t) for t in texts}) == len(set(texts)) < len(texts)
@@ -547,7 +492,7 @@ def test_the_strings_a_build_keeps_are_bound_to_sqlite_as_copies(tmp_path: Path)
     assert all(_unbound(getattr(x.record, f)) for x in found.lights
                for f in ("documentation", "error_message", "message_pattern", "file_path"))
     catalog = build_catalog(x.record for x in found.lights)
-    _written(catalog, 1, {x.record.id: x for x in found.lights})
+    _written(catalog, 1)
     assert all(_unbound(getattr(e, f)) for e in catalog.entries.values()
                for f in rows._ENTRY)
     assert all(_unbound(g.label) for kind in GroupKind for g in catalog.groups[kind].values())

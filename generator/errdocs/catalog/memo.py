@@ -189,7 +189,7 @@ class Memo:
             found = self._read(name, None)
             self._previous[name] = None
             if found is not None:
-                value = self._decoded(found, decode, exact=False)
+                value = self._decoded(found, decode)
                 self._previous[name] = None if value is _MISS else (found[0], value)
         return self._previous[name]
 
@@ -198,16 +198,15 @@ class Memo:
         """The value of row ``name`` when it was kept for ``key`` and decodes, else
         :data:`_MISS` (not what this module wrote: made again, as without a row)."""
         found = self._read(name, key)
-        taken = _MISS if found is None else self._decoded(found, decode, exact=True)
+        taken = _MISS if found is None else self._decoded(found, decode)
         if found is not None and taken is not _MISS:
             # An earlier build's row: what previous() decodes, when it decodes alike.
             self._taken[name] = (found[0], decode, taken)
         return taken
 
     def _decoded(self, found: tuple[str, int, list[Any]],
-                 decode: Callable[[Any], T] | Stored[T], exact: bool) -> T | object:
-        """What ``found`` decodes to, or :data:`_MISS`. ``exact``: found for the key asked
-        for (:meth:`Stored.read`)."""
+                 decode: Callable[[Any], T] | Stored[T]) -> T | object:
+        """What ``found`` decodes to, or :data:`_MISS`."""
         try:
             with collector_paused():
                 data = found[2]
@@ -219,7 +218,7 @@ class Memo:
                     # Read once, in order: the catalogue's 64 MiB page cache would fill with
                     # pages never read again, and stay in the heap once freed.
                     catalogue.db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
-                    return decode.read(catalogue.db, found[1], data[0], exact)
+                    return decode.read(catalogue.db, found[1], data[0])
         except (*_FAILED, sqlite3.Error):
             return _MISS
 
@@ -334,28 +333,23 @@ class Stored(ABC, Generic[T]):
         them by (what :mod:`marshal` writes)."""
 
     @abstractmethod
-    def read(self, db: sqlite3.Connection, blob: int, counts: Any, exact: bool) -> T:
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> T:
         """The value of the rows under ``blob`` (raising one of :data:`_FAILED` or
-        :class:`sqlite3.Error` when they are not what ``counts`` says). ``exact``: the row was
-        kept for the key asked for (what the value was made of is what is read now)."""
+        :class:`sqlite3.Error` when they are not what ``counts`` says)."""
 
 
 class ModelRows(Stored[Catalog]):
-    """The catalogue model's rows (:mod:`errdocs.catalog.rows`). ``like``: the light records
-    read now, by id, whose strings a model read back shares (:func:`rows.read_model`)."""
-
-    def __init__(self, like: Mapping[str, Light] | None = None) -> None:
-        self.like = like
+    """The catalogue model's rows (:mod:`errdocs.catalog.rows`)."""
 
     def write(self, db: sqlite3.Connection, blob: int, value: Catalog) -> Any:
-        return write_model(db, blob, value, self.like)
+        return write_model(db, blob, value)
 
-    def read(self, db: sqlite3.Connection, blob: int, counts: Any, exact: bool) -> Catalog:
-        return read_model(db, blob, counts, self.like, exact=exact)
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> Catalog:
+        return read_model(db, blob, counts)
 
 
 PLAIN = ModelRows()
-"""The model's rows read without light records to share strings with."""
+"""The model's rows."""
 
 
 def _tables(db: sqlite3.Connection) -> None:

@@ -20,10 +20,8 @@ import sys
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import fields
-from operator import attrgetter
 from typing import Any
 
-from errdocs.catalog.lights import Light
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
 from errdocs.catalog.related import Relations, repo_runs
 from errdocs.catalog.store import unshared
@@ -34,7 +32,7 @@ TABLES = (
         path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL, file TEXT,
         line INTEGER, family TEXT, title TEXT, class TEXT, summary TEXT NOT NULL,
         error_type TEXT, severity TEXT, handling TEXT, language TEXT NOT NULL,
-        analyzed_at TEXT, same INTEGER NOT NULL, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
+        analyzed_at TEXT, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS model_groups (
         model INTEGER NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,
         label TEXT NOT NULL, path TEXT NOT NULL, members BLOB NOT NULL,
@@ -45,8 +43,7 @@ TABLES = (
 )
 """The model's tables. ``model_links``: a related list's records; ``list`` says which
 (:data:`_LISTS`), ``a`` and ``b`` its key: a family's key and ``""``, a repository's folder and a
-file, or a repository's folder and a category's key. ``model_entries.same``: which of
-:data:`_SHARED` held its light record's very text when written (bit ``i`` for field ``i``)."""
+file, or a repository's folder and a category's key."""
 SWEEP = tuple(f"DELETE FROM {table} WHERE model NOT IN (SELECT id FROM memo_blobs)"
               for table in ("model_entries", "model_groups", "model_links"))
 """Drop the rows of models whose memo blob went (an earlier build's, or a killed one's)."""
@@ -57,12 +54,6 @@ _COLUMNS = ("record_id, path, message, repo, file, line, family, title, class, s
 _KINDS = tuple(GroupKind)
 _LISTS = ("families", "files", "categories")
 """The related lists stored, by the name of their :class:`Relations` field."""
-_SHARED = (("record_id", "id"), ("message", "error_message"), ("file", "file_path"),
-           ("summary", "documentation"), ("analyzed_at", "analyzed_at"))
-"""An entry's fields holding the same text as a field of its light record (by name), when
-neither changed."""
-_AT = tuple(_ENTRY.index(field) for field, _attribute in _SHARED)
-_MINE = attrgetter(*(attribute for _field, attribute in _SHARED))
 _UINT32 = "I" if array("I").itemsize == 4 else "L"
 _COMMON = tuple(_ENTRY.index(field) for field in (
     "repo", "family", "error_class", "error_type", "severity", "handling", "language"))
@@ -76,15 +67,13 @@ class NotAModel(ValueError):
     """Rows that are not the whole model their header counts (lost, or another's)."""
 
 
-def write_model(db: sqlite3.Connection, model: int, catalog: Catalog,
-                like: Mapping[str, Light] | None = None) -> tuple[int, ...]:
-    """Write ``catalog`` (made of the light records ``like``, by id) as the rows of ``model``,
-    in the order of its dicts (every order a build iterates in is kept); what
-    :func:`read_model` checks: how many entries, groups and lists."""
+def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[int, ...]:
+    """Write ``catalog`` as the rows of ``model``, in the order of its dicts (every order a
+    build iterates in is kept); what :func:`read_model` checks: how many entries, groups and
+    lists."""
     seq = {record_id: n for n, record_id in enumerate(catalog.entries)}
-    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 3))})",
-                   ((model, n, *(unshared(getattr(e, name)) for name in _ENTRY),
-                     _same(e, like.get(e.record_id) if like else None))
+    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 2))})",
+                   ((model, n, *(unshared(getattr(e, name)) for name in _ENTRY))
                     for n, e in enumerate(catalog.entries.values())))
     groups = 0
     for kind in _KINDS:
@@ -103,20 +92,13 @@ def write_model(db: sqlite3.Connection, model: int, catalog: Catalog,
     return len(seq), groups, links
 
 
-def read_model(db: sqlite3.Connection, model: int, counts: Any,
-               like: Mapping[str, Light] | None = None, *, exact: bool = False) -> Catalog:
+def read_model(db: sqlite3.Connection, model: int, counts: Any) -> Catalog:
     """The catalogue :func:`write_model` wrote as ``model`` with ``counts`` (:class:`NotAModel`
-    when the rows are not those). ``like``: the light records read now, by id; an entry's text
-    equal to its record's is that very string (:func:`_shared`), and so is every list's.
-    ``exact``: ``like`` holds what the model was made of (its memo key is theirs), so the
-    text an entry held of its record is not read at all, only taken from ``like``."""
+    when the rows are not those)."""
     common: dict[str, str] = {}
-    if like is not None and exact:
-        entries = _exact_entries(db, model, like, common)
-    else:
-        entries = [_shared(_one_of(list(row), common), None if like is None else like.get(row[0]))
-                   for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
-                                         "WHERE model = ? ORDER BY seq", (model,))]
+    entries = [Entry(*_one_of(list(row), common))
+               for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
+                                     "WHERE model = ? ORDER BY seq", (model,))]
     by_kind: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in _KINDS}
     for kind, key, label, path, members in db.execute(
             "SELECT kind, key, label, path, members FROM model_groups WHERE model = ? "
@@ -139,30 +121,6 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any,
     return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
 
 
-def _exact_entries(db: sqlite3.Connection, model: int, like: Mapping[str, Light],
-                   common: dict[str, str]) -> list[Entry]:
-    """The entries of ``model``, the text each held of its record taken from ``like``: read,
-    it would be ~190 MB of strings at 310,000 records made only to be dropped for the record's
-    (the peak did not move with this alone: 1,632 MB then 1,630 MB, bench/README session 29)."""
-    columns = _COLUMNS.split(", ")
-    for bit, at in enumerate(_AT):
-        if at:  # (the record's id is read: it finds the light record)
-            columns[at] = f"CASE WHEN same & {1 << bit} THEN NULL ELSE {columns[at]} END"
-    entries = []
-    for row in db.execute(f"SELECT same, {', '.join(columns)} FROM model_entries "
-                          "WHERE model = ? ORDER BY seq", (model,)):
-        same, values = row[0], _one_of(list(row[1:]), common)
-        if same:
-            light = like.get(values[0])
-            if light is None:
-                raise NotAModel(f"no light record {values[0]!r}")
-            for bit, (at, mine) in enumerate(zip(_AT, _MINE(light.record), strict=True)):
-                if same & (1 << bit):
-                    values[at] = mine
-        entries.append(Entry(*values))
-    return entries
-
-
 def _one_of(values: list[Any], common: dict[str, str]) -> list[Any]:
     """``values`` (an entry's row), its fields of :data:`_COMMON` the first string of their text
     ``common`` was given."""
@@ -171,15 +129,6 @@ def _one_of(values: list[Any], common: dict[str, str]) -> list[Any]:
         if text is not None:
             values[at] = common.setdefault(text, text)
     return values
-
-
-def _same(entry: Entry, light: Light | None) -> int:
-    """Which of :data:`_SHARED` ``entry`` holds as ``light``'s record does (bits)."""
-    if light is None:
-        return 0
-    values = _MINE(light.record)
-    return sum(1 << bit for bit, (at, mine) in enumerate(zip(_AT, values, strict=True))
-               if mine is not None and getattr(entry, _ENTRY[at]) == mine)
 
 
 def _in_order(by_kind: dict[GroupKind, dict[str, Group]]) -> dict[GroupKind, dict[str, Group]]:
@@ -218,16 +167,3 @@ def _unpacked(data: bytes) -> Iterator[int]:
     if sys.byteorder != "little":
         numbers.byteswap()
     return iter(numbers)
-
-
-def _shared(row: list[Any], light: Light | None) -> Entry:
-    """The entry of ``row``, its text the strings of ``light`` where equal. Read back, a row's
-    strings are its own: at 310,000 records those that equal a light record's were ~190 MB
-    held twice while every unit builds (a description is most often its own summary)."""
-    if light is None:
-        return Entry(*row)
-    values = row
-    for at, mine in zip(_AT, _MINE(light.record), strict=True):
-        if values[at] == mine:
-            values[at] = mine
-    return Entry(*values)
