@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from hypothesis import given
 from hypothesis import strategies as st
 
-from errdocs.catalog.lights import BATCH, Light, Lights
+from errdocs.catalog.lights import BATCH, Light, Lights, _among
 from errdocs.records.record import Origin, Record
 
 TEXT = st.text(max_size=60)
@@ -97,3 +97,15 @@ def test_light_records_are_not_held_in_memory() -> None:
     assert held < 100 * count, held
     assert sum(1 for _ in store) == count
     assert store[count - 1].record.id == f"id-{count - 1}"
+
+
+def test_queries_by_id_take_a_few_sizes_of_lists() -> None:
+    """sqlite3 keeps the last 128 statements prepared: a query a count of ids (the members
+    of each unit) held ~7 MB of them, so the lists are padded to a power of two."""
+    ids = [f"id-{n}" for n in range(BATCH)]
+    sizes = set()
+    for count in range(1, BATCH + 1):
+        marks, values = _among(ids[:count])
+        assert marks.count("?") == len(values) and set(values) == set(ids[:count])
+        sizes.add(len(values))
+    assert sizes == {1 << n for n in range(10)}

@@ -139,9 +139,9 @@ class Lights(Sequence[Light]):
         self._index()
         ids = iter(record_ids)
         while batch := list(islice(ids, BATCH)):
-            marks = ",".join("?" * len(batch))
+            marks, values = _among(batch)
             found = {x.record.id: x for x in self._read(
-                f"SELECT id, line, data FROM lights WHERE id IN ({marks})", batch)}
+                f"SELECT id, line, data FROM lights WHERE id IN ({marks})", values)}
             yield from (found[i] for i in batch if i in found)
 
     def line_hashes(self, record_ids: Iterable[str]) -> dict[str, str]:
@@ -152,9 +152,9 @@ class Lights(Sequence[Light]):
         found: dict[str, str] = {}
         try:
             while batch := list(islice(ids, BATCH)):
+                marks, values = _among(batch)
                 found.update(self._db.execute(
-                    f"SELECT id, line FROM lights WHERE id IN ({','.join('?' * len(batch))})",
-                    batch))
+                    f"SELECT id, line FROM lights WHERE id IN ({marks})", values))
         except sqlite3.Error as exc:
             raise _failed(exc) from exc
         return found
@@ -251,6 +251,14 @@ class LightsById(Mapping[str, Light]):
 
     def __len__(self) -> int:
         return len(self._lights)
+
+
+def _among(ids: list[str]) -> tuple[str, list[str]]:
+    """The placeholders of an ``IN`` list of ``ids`` and its values, padded (with the first
+    id again) to a power of two: sqlite3 keeps the last 128 statements it prepared, and one a
+    count of ids (a unit's members) held ~7 MB."""
+    size = 1 << (len(ids) - 1).bit_length()
+    return ",".join("?" * size), ids + ids[:1] * (size - len(ids))
 
 
 def _failed(exc: sqlite3.Error) -> Exception:
