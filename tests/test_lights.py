@@ -3,14 +3,25 @@ exactly as they were kept: in order, by position and by id."""
 
 from __future__ import annotations
 
+import gc
+import sys
 import tracemalloc
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from errdocs.catalog.lights import BATCH, Light, Lights, _among
 from errdocs.records.record import Origin, Record
+
+from .conftest import ROOT
+from .helpers import build_project
+
+sys.path.insert(0, str(ROOT / "bench"))
+import synth
 
 TEXT = st.text(max_size=60)
 """Any text (validated text has no control character, but the store does not care)."""
@@ -109,3 +120,24 @@ def test_queries_by_id_take_a_few_sizes_of_lists() -> None:
         assert marks.count("?") == len(values) and set(values) == set(ids[:count])
         sizes.add(len(values))
     assert sizes == {1 << n for n in range(10)}
+
+
+def test_a_build_holds_no_record_once_prepared(tmp_path: Path, project: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the real build: once the preparation is done (catalogue, data files, plan),
+    no record is alive in the build process; they are read back when a step needs them."""
+    from errdocs import build
+
+    prepare, alive = build._prepare, []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        prepared = prepare(*args, **kwargs)
+        gc.unfreeze()  # (the build freezes what it keeps: counted too)
+        gc.collect()
+        alive.append(sum(isinstance(o, (Record, Light)) for o in gc.get_objects()))
+        return prepared
+
+    monkeypatch.setattr(build, "_prepare", counted)
+    build_project(project, synth.write(200, tmp_path / "data.jsonl", seed=21))
+    assert alive == [0]
+    assert len(list((project / "site").rglob("index.html"))) > 200
