@@ -128,13 +128,17 @@ def test_a_build_holds_no_record_once_prepared(tmp_path: Path, project: Path,
     no record is alive in the build process; they are read back when a step needs them."""
     from errdocs import build
 
+    def records() -> list[object]:
+        gc.unfreeze()  # (the build freezes what it keeps: counted too)
+        gc.collect()
+        return [o for o in gc.get_objects() if isinstance(o, (Record, Light))]
+
+    before = {id(o) for o in records()}  # other tests' (a session's fixtures)
     prepare, alive = build._prepare, []
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         prepared = prepare(*args, **kwargs)
-        gc.unfreeze()  # (the build freezes what it keeps: counted too)
-        gc.collect()
-        alive.append(sum(isinstance(o, (Record, Light)) for o in gc.get_objects()))
+        alive.append(len([o for o in records() if id(o) not in before]))
         return prepared
 
     monkeypatch.setattr(build, "_prepare", counted)
