@@ -274,7 +274,7 @@ def test_only_the_models_rows_kept_stay(tmp_path: Path, project: Path) -> None:
     first = _catalog_blob(project)
     assert _models(project) == {table: {first} for table in _models(project)}
     kept = memo.Memo(project / ".errdocs")  # a build killed after writing its model's rows
-    kept.get_rows(memo.CATALOG, "another key", lambda: build_catalog([]), memo.PLAIN)
+    kept.get_rows(memo.CATALOG, "another key", lambda: build_catalog([]), memo.MODEL)
     assert _models(project)["model_entries"] == {first}  # (an empty model: no entry rows)
     prefix_field(data, 2, "errorMessage", "Changed: ")
     build_project(project, data)

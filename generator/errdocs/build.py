@@ -23,10 +23,10 @@ from errdocs.catalog.memo import (
     DATA_UNITS,
     HOME,
     INDEX_PAGES,
+    MODEL,
     ROOT_PAGES,
     UNITS,
     Memo,
-    ModelRows,
     home_data,
     home_from,
     keep_lines,
@@ -602,11 +602,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
     model = model_key(found.lights, rendering)
-    # One reader of the model's rows, whoever asks (memo.previous reads a row once a reader).
-    rows = ModelRows()
     catalog = memo.get_rows(CATALOG, model, lambda: build_catalog(
-        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights, rows)),
-                            rows)
+        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights.lines())),
+                            MODEL)
     spare_existing()  # the catalogue too
     # The data files are written as they are made, under temporary names, and put in place
     # once claimed (made whole, the filter data were +420 MB sampled at 310,000 records).
@@ -656,7 +654,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     lines = lines_key(lights.lines(), rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
-                                         everything, rows),
+                                         everything),
                      units_data_of(lines), lambda data: units_from_data(data)[1])
     files = boxes.files + filters.files + static_keys
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
@@ -700,11 +698,11 @@ def _place_data(settings: Settings, staged: Staged, data: Iterable[tuple[BoxData
 
 
 def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: Lights,
-                catalog: Catalog, everything: str, rows: ModelRows) -> list[Unit]:
+                catalog: Catalog, everything: str) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
     from kept with them (``keys``: the lines' key and the model's)."""
-    units = page_units(lights, catalog, everything, previous_units(memo, rendering, rows))
+    units = page_units(lights, catalog, everything, previous_units(memo, rendering))
     memo.forget_previous()  # the last to read them
     keep_lines(memo, *keys, rendering, lights)
     return units

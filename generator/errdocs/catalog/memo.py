@@ -348,8 +348,9 @@ class ModelRows(Stored[Catalog]):
         return read_model(db, blob, counts)
 
 
-PLAIN = ModelRows()
-"""The model's rows."""
+MODEL = ModelRows()
+"""How the catalogue model's row is kept: one reader for every step (:meth:`Memo.previous`
+decodes a row once a reader)."""
 
 
 def _tables(db: sqlite3.Connection) -> None:
@@ -458,38 +459,35 @@ class _Lines(Collection[Any]):
         return item in iter(self)
 
 
-def previous_model(memo: Memo, code: str, rows: ModelRows = PLAIN
-                   ) -> tuple[str, Catalog, dict[str, str]] | None:
+def previous_model(memo: Memo, code: str) -> tuple[str, Catalog, dict[str, str]] | None:
     """The catalogue model an earlier build kept, the key of the lines it was made from
     (:func:`lines_key`) and each record's line hash then, or ``None``. Only those of an
     errdocs whose render key was ``code``: the rows outlive errdocs' code, and another errdocs
-    may make other entries and keys of the same lines. ``rows``: how the :data:`CATALOG` row is
-    read, as the build took the row (a row is read once a reader)."""
-    catalog = memo.previous(CATALOG, rows)
+    may make other entries and keys of the same lines."""
+    catalog = memo.previous(CATALOG, MODEL)
     lines = memo.previous(LINES, _lines_from) if catalog else None
     if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[1][1]:
         return None  # another errdocs's, or not of one model (a lost or damaged row)
     return lines[0], catalog[1], lines[1][2]
 
 
-def kept_entries(memo: Memo, code: str, lights: Iterable[Light],
-                 rows: ModelRows = PLAIN) -> dict[str, Entry]:
+def kept_entries(memo: Memo, code: str, lines: Iterable[tuple[str, str]]) -> dict[str, Entry]:
     """The entries an earlier build's model (:func:`previous_model`) has of the records whose
-    line did not change, by id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
-    found = previous_model(memo, code, rows)
+    line did not change (``lines``: each record's id and line hash, :meth:`Lights.lines`), by
+    id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
+    found = previous_model(memo, code)
     if found is None:
         return {}
-    _key, catalog, lines = found
+    _key, catalog, then = found
     entries = catalog.entries
-    return {x.record.id: entries[x.record.id] for x in lights
-            if lines.get(x.record.id) == x.line_hash and x.record.id in entries}
+    return {i: entries[i] for i, line in lines if then.get(i) == line and i in entries}
 
 
-def previous_units(memo: Memo, code: str, rows: ModelRows = PLAIN) -> Previous | None:
+def previous_units(memo: Memo, code: str) -> Previous | None:
     """The page units an earlier build kept, with the catalogue model and the line hashes
     they were made from (rows of one lines key; :func:`previous_model`), or ``None``."""
     units = memo.previous(UNITS, units_from_data)
-    found = previous_model(memo, code, rows) if units else None
+    found = previous_model(memo, code) if units else None
     if units is None or found is None or units[1][0] != found[0]:
         return None
     return Previous(found[1], found[2], units[1][1])
