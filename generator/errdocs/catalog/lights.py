@@ -100,13 +100,7 @@ class Lights(Sequence[Light]):
     def lines(self) -> Iterator[tuple[str, str]]:
         """Each record's id and line hash, in order (quicker than the light copies: a step
         that reads only these makes no record)."""
-        self._flush()
-        try:
-            cursor = self._db.execute("SELECT id, line FROM lights ORDER BY seq")
-            while rows := cursor.fetchmany(BATCH):
-                yield from rows
-        except sqlite3.Error as exc:
-            raise _failed(exc) from exc
+        yield from self._rows("SELECT id, line FROM lights ORDER BY seq", ())
 
     @overload
     def __getitem__(self, index: int) -> Light: ...
@@ -116,7 +110,7 @@ class Lights(Sequence[Light]):
 
     def __getitem__(self, index: int | slice) -> Light | list[Light]:
         if isinstance(index, slice):
-            return list(islice(self, *index.indices(self._count)))
+            return list(self)[index]
         number = index + self._count if index < 0 else index
         if not 0 <= number < self._count:
             raise IndexError(index)
@@ -150,13 +144,9 @@ class Lights(Sequence[Light]):
         self._index()
         ids = iter(record_ids)
         found: dict[str, str] = {}
-        try:
-            while batch := list(islice(ids, BATCH)):
-                marks, values = _among(batch)
-                found.update(self._db.execute(
-                    f"SELECT id, line FROM lights WHERE id IN ({marks})", values))
-        except sqlite3.Error as exc:
-            raise _failed(exc) from exc
+        while batch := list(islice(ids, BATCH)):
+            marks, values = _among(batch)
+            found.update(self._rows(f"SELECT id, line FROM lights WHERE id IN ({marks})", values))
         return found
 
     @property
@@ -203,11 +193,15 @@ class Lights(Sequence[Light]):
         return Light(record, line_hash, source, offset, size, digest)
 
     def _read(self, query: str, parameters: Sequence[object]) -> Iterator[Light]:
+        yield from (self._unpack(*row) for row in self._rows(query, parameters))
+
+    def _rows(self, query: str, parameters: Sequence[object]) -> Iterator[Any]:
+        """The rows ``query`` gives, fetched :data:`BATCH` at a time."""
         self._flush()
         try:
             cursor = self._db.execute(query, parameters)
             while rows := cursor.fetchmany(BATCH):
-                yield from (self._unpack(*row) for row in rows)
+                yield from rows
         except sqlite3.Error as exc:
             raise _failed(exc) from exc
 
