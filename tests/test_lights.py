@@ -145,3 +145,16 @@ def test_a_build_holds_no_record_once_prepared(tmp_path: Path, project: Path,
     build_project(project, synth.write(200, tmp_path / "data.jsonl", seed=21))
     assert alive == [0]
     assert len(list((project / "site").rglob("index.html"))) > 200
+
+
+def test_ids_asked_for_are_bound_as_copies_when_not_ascii() -> None:
+    """sqlite3 binds a string through its UTF-8 form, which CPython keeps inside it: an id the
+    catalogue holds to the build's end must not carry that copy after a query by id."""
+    kept = [Light(Record(f"é-{n}", "o/r", "s", "m", Origin("d.jsonl", n)), "0" * 32, 0, n, 1,
+                  b"") for n in range(3)]
+    store = Lights(kept)
+    ids = [f"é-{n}" for n in range(3)]
+    sizes = [sys.getsizeof(i) for i in ids]
+    assert store.line_hashes(ids) == {i: "0" * 32 for i in ids}
+    assert [x.record.id for x in store.many(ids)] == ids
+    assert [sys.getsizeof(i) for i in ids] == sizes

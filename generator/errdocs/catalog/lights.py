@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, overload
 
+from errdocs.catalog.store import unshared
 from errdocs.errors import BuildFailed, sqlite_failure
 from errdocs.records.record import Origin, Record
 
@@ -247,12 +248,14 @@ class LightsById(Mapping[str, Light]):
         return len(self._lights)
 
 
-def _among(ids: list[str]) -> tuple[str, list[str]]:
+def _among(ids: list[str]) -> tuple[str, list[object]]:
     """The placeholders of an ``IN`` list of ``ids`` and its values, padded (with the first
     id again) to a power of two: sqlite3 keeps the last 128 statements it prepared, and one a
-    count of ids (a unit's members) held ~7 MB."""
+    count of ids (a unit's members) held ~7 MB. The ids are the catalogue's, kept to the
+    build's end: bound as :func:`~errdocs.catalog.store.unshared` gives them."""
     size = 1 << (len(ids) - 1).bit_length()
-    return ",".join("?" * size), ids + ids[:1] * (size - len(ids))
+    values = [unshared(i) for i in ids]
+    return ",".join("?" * size), values + values[:1] * (size - len(values))
 
 
 def _failed(exc: sqlite3.Error) -> Exception:
