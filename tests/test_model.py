@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import sys
 
-from errdocs.catalog.model import GroupKind, build_catalog, relative_link, shown_tags
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from errdocs.catalog.model import GroupKind, build_catalog, entry_of, relative_link, shown_tags
 from errdocs.catalog.paths import RESERVED, WINDOWS_DEVICES, segment, unique_segment
+from errdocs.pages.short import describe_record, first_sentence
 
 from .helpers import record
 
@@ -102,3 +107,26 @@ def test_a_page_shows_and_is_listed_under_at_most_100_tags() -> None:
     catalog = build_catalog([record("a1", tags=many)])
     assert shown_tags(record("a1", tags=many)) == ["TAG0", *(f"tag{n}" for n in range(1, 100))]
     assert len(catalog.groups[GroupKind.TAG]) == 100
+
+
+@given(st.text(max_size=400), st.booleans())
+def test_an_entry_shows_its_records_first_sentence_however_it_keeps_it(
+        documentation: str, ascii_only: bool) -> None:
+    """The summary a listing shows is the description's first sentence, cut or not, whatever
+    it holds (a "…" of its own is kept)."""
+    if ascii_only:
+        documentation = documentation.encode("ascii", "replace").decode()
+    made = entry_of(record("a", documentation=documentation), "o/r/a.md")
+    wanted = first_sentence(describe_record(record("a", documentation=documentation)))
+    assert made.summary == wanted
+    assert made.summary_cut == wanted.endswith("…")
+    assert made.summary_text + ("…" if made.summary_cut else "") == wanted
+    assert not made.summary_text.endswith("…") or not made.summary_cut
+
+
+def test_a_cut_summary_is_kept_a_byte_a_character() -> None:
+    """Kept without the "…" it ends with, a cut ASCII description takes a byte a character
+    (with the "…", CPython keeps the whole string at two)."""
+    made = entry_of(record("a", documentation="word " * 200), "o/r/a.md")
+    assert made.summary_cut and made.summary.endswith("…")
+    assert sys.getsizeof(made.summary_text) < sys.getsizeof(made.summary) - len(made.summary) // 2

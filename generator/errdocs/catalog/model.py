@@ -56,9 +56,11 @@ class Entry:
     (:func:`record_titles`); ``None`` otherwise."""
     error_class: str | None = None
     """The exception or error class, e.g. ``ValueError``."""
-    summary: str = ""
-    """The first sentence of what the error means (:func:`errdocs.pages.short.first_sentence`
-    of the record's meta description), which tells rows of one message apart."""
+    summary_text: str = ""
+    """:attr:`summary` without the "…" a cut one ends with (:attr:`summary_cut`): kept apart,
+    the text of most records takes one byte a character in memory rather than two ("…" is not
+    Latin-1, and one makes CPython store the whole string two bytes a character): 386 → 204
+    bytes a record at 20,000 synthetic records."""
     error_type: str | None = None
     """``errorType``, e.g. ``validation``: listings filter and chart by it."""
     severity: str | None = None
@@ -69,6 +71,15 @@ class Entry:
     """The raising file's language (:func:`errdocs.pages.excerpt.language_for`)."""
     analyzed_at: str | None = None
     """``analyzedAt`` as written: the home page lists the records analysed last."""
+    summary_cut: bool = False
+    """Whether :attr:`summary` ends with "…" (:attr:`summary_text` does not)."""
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of what the error means
+        (:func:`errdocs.pages.short.first_sentence` of the record's meta description), which
+        tells rows of one message apart."""
+        return f"{self.summary_text}…" if self.summary_cut else self.summary_text
 
     @property
     def where(self) -> str:
@@ -225,11 +236,10 @@ def entry_of(record: Record, path: str) -> Entry:
     """What listings show of ``record`` (a full or a light one: both give the same entry)."""
     file = record.file_path
     summary = first_sentence(describe_record(record))
-    if summary == record.documentation:  # a light record's whole description: share it
-        summary = record.documentation
+    cut = summary.endswith("…")
     return Entry(record.id, path, record.error_message, record.repo, file, record.line_number,
                  error_class=record.error_class,
-                 summary=summary,
+                 summary_text=summary[:-1] if cut else summary, summary_cut=cut,
                  error_type=record.error_type, severity=record.severity,
                  handling=record.handling_strategy,
                  language=language_for(file) if file else "text",

@@ -32,7 +32,7 @@ TABLES = (
         path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL, file TEXT,
         line INTEGER, family TEXT, title TEXT, class TEXT, summary TEXT NOT NULL,
         error_type TEXT, severity TEXT, handling TEXT, language TEXT NOT NULL,
-        analyzed_at TEXT, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
+        analyzed_at TEXT, cut INTEGER NOT NULL, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS model_groups (
         model INTEGER NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,
         label TEXT NOT NULL, path TEXT NOT NULL, members BLOB NOT NULL,
@@ -50,7 +50,7 @@ SWEEP = tuple(f"DELETE FROM {table} WHERE model NOT IN (SELECT id FROM memo_blob
 
 _ENTRY = tuple(f.name for f in fields(Entry))
 _COLUMNS = ("record_id, path, message, repo, file, line, family, title, class, summary, "
-            "error_type, severity, handling, language, analyzed_at")
+            "error_type, severity, handling, language, analyzed_at, cut")
 _KINDS = tuple(GroupKind)
 _LISTS = ("families", "files", "categories")
 """The related lists stored, by the name of their :class:`Relations` field."""
@@ -123,11 +123,13 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any) -> Catalog:
 
 def _one_of(values: list[Any], common: dict[str, str]) -> list[Any]:
     """``values`` (an entry's row), its fields of :data:`_COMMON` the first string of their text
-    ``common`` was given."""
+    ``common`` was given, its last (whether the summary was cut) a bool (SQLite gives 0 or 1:
+    a key hashing the entry's fields would differ)."""
     for at in _COMMON:
         text = values[at]
         if text is not None:
             values[at] = common.setdefault(text, text)
+    values[-1] = bool(values[-1])
     return values
 
 
