@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from errdocs.catalog.model import Catalog
+from errdocs.catalog.model import Catalog, Entry
 from errdocs.lookup.backtrack import exponential
 from errdocs.lookup.jsregex import JsRegex, Unconvertible, from_tree
 from errdocs.lookup.linear import Linear, lacks
@@ -22,6 +22,7 @@ from errdocs.lookup.memo import Memo, PatternFacts
 from errdocs.lookup.patterns import (
     Requirements,
     SubPattern,
+    Words,
     parse,
     pattern_requirements,
     template_regex,
@@ -56,10 +57,10 @@ class Target:
     """Literal characters the pattern requires."""
     template_chars: int
     """Literal characters of the template."""
-    words: frozenset[str]
+    words: Words
     """The template's words: a template match contains them all; the similarity stage
     compares them with the message's."""
-    pattern_words: frozenset[str]
+    pattern_words: Words
     """Words a pattern match contains (the same object as :attr:`words` when equal)."""
     keys: tuple[str, ...]
     """The words it is filed under."""
@@ -145,7 +146,9 @@ def build_index(records: Iterable[Record], catalog: Catalog, *,
     problems: list[Problem] = []
     unusable: list[Problem] = []
     memo = memo if memo is not None else Memo()
-    prepared = [_prepare(r, problems, unusable, javascript, memo) for r in records]
+    entries = catalog.entries
+    prepared = [_prepare(r, entries[r.id], problems, unusable, javascript, memo)
+                for r in records]
     prepared.sort(key=lambda p: catalog.entries[p.record_id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
     common = max(SECOND_KEY_MAX, len(prepared) // 2000)
@@ -154,27 +157,29 @@ def build_index(records: Iterable[Record], catalog: Catalog, *,
     return LookupIndex.of(targets, problems, unusable)
 
 
-def _prepare(record: Record, problems: list[Problem], unusable: list[Problem],
+def _prepare(record: Record, entry: Entry, problems: list[Problem], unusable: list[Problem],
              javascript: bool, memo: Memo) -> _Prepared:
     """Read the record's pattern; a bad or useless one is reported and set aside."""
     template_req = _template(record.error_message, memo)
     source = record.message_pattern
     if not source or not source.strip():
-        return _Prepared(*_taken(record), None, None, template_req)
+        return _Prepared(*_taken(record, entry), None, None, template_req)
     facts = _pattern(source, javascript, memo)
     if facts.requirements is None:
         (problems if facts.broken else unusable).append(_problem(record, facts.problem or ""))
-        return _Prepared(*_taken(record), None, None, template_req)
+        return _Prepared(*_taken(record, entry), None, None, template_req)
     if facts.slow:
         problems.append(_problem(record, SLOW))
     if not facts.linear:
         unusable.append(_problem(record, NOT_LINEAR))
-    return _Prepared(*_taken(record), source, facts.requirements, template_req,
+    return _Prepared(*_taken(record, entry), source, facts.requirements, template_req,
                      facts.javascript)
 
 
-def _taken(record: Record) -> tuple[str, str, str, Origin]:
-    return record.id, record.repo, record.error_message, record.origin
+def _taken(record: Record, entry: Entry) -> tuple[str, str, str, Origin]:
+    # The entry's strings, equal to the record's: the catalogue holds them anyway, and a
+    # light record read back brings copies of its own (~30 MB at 310,000 records).
+    return entry.record_id, entry.repo, entry.message, record.origin
 
 
 SLOW = ("can take exponential time in a backtracking regex engine (a repeat inside a repeat, "
@@ -237,14 +242,14 @@ def _problem(record: Record, text: str) -> Problem:
     return Problem(origin.path, origin.line, text, record.id, "messagePattern", Severity.WARNING)
 
 
-def _all_words(item: _Prepared) -> frozenset[str]:
-    pattern_words = item.pattern_req.words if item.pattern_req else frozenset()
-    return pattern_words | item.template_req.words
+def _all_words(item: _Prepared) -> set[str]:
+    pattern_words = item.pattern_req.words if item.pattern_req else ()
+    return {*pattern_words, *item.template_req.words}
 
 
 def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) -> Target:
     words = item.template_req.words
-    pattern_words = item.pattern_req.words if item.pattern_req else frozenset()
+    pattern_words = item.pattern_req.words if item.pattern_req else ()
     return Target(
         record_id=item.record_id,
         path=path,
@@ -261,11 +266,12 @@ def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) ->
     )
 
 
-def choose_keys(pattern_words: frozenset[str], template_words: frozenset[str],
+def choose_keys(pattern_words: Collection[str], template_words: Collection[str],
                 frequency: Counter[str], common: int = SECOND_KEY_MAX) -> tuple[str, ...]:
     """One or two rarest words such that a pattern match and a template match each
     imply one of them in the message; an optional second key must be in at most ``common``
     records."""
+    pattern_words, template_words = frozenset(pattern_words), frozenset(template_words)
 
     def order(word: str) -> tuple[int, int, str]:
         # Rarest first; among equals the longer (more telling), then alphabetical (stable).

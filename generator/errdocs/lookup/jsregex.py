@@ -31,7 +31,7 @@ class Unconvertible(Exception):
     """The pattern uses Python-only syntax."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JsRegex:
     """A JavaScript regular expression: ``new RegExp(source, flags)``."""
 

@@ -15,6 +15,7 @@ finds its page. ``lookup.js`` ranks the same way; the tests check that both agre
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -113,9 +114,9 @@ def _on_message(index: LookupIndex, target: Target, subject: Subject,
     # say (look-around, backreferences), or cannot say for this message, answers None: the
     # record is then matched by its template, as in the browser.
     pattern = index.linear(target.pattern) \
-        if target.pattern and target.pattern_words <= message_words else None
+        if target.pattern and message_words.issuperset(target.pattern_words) else None
     template = index.linear(target.template) \
-        if target.words and target.words <= message_words else None
+        if target.words and message_words.issuperset(target.words) else None
     length = max(len(subject.text), 1)
     pattern_score = min(1.0, target.pattern_chars / length)
     template_score = min(1.0, target.template_chars / length)
@@ -137,10 +138,10 @@ def _similar(target: Target, message: str, words: frozenset[str]) -> Match | Non
     return Match(target, How.SIMILAR, score, 0, message)
 
 
-def similarity(message_words: frozenset[str], record_words: frozenset[str]) -> float:
+def similarity(message_words: frozenset[str], record_words: Collection[str]) -> float:
     """F2 of the shared words, each weighted by its length: recall (how much of the record's
     wording is in the message) counts more than precision (the message also holds values)."""
-    shared = _weight(message_words & record_words)
+    shared = _weight(message_words.intersection(record_words))
     if not shared:
         return 0.0
     precision = shared / _weight(message_words)
@@ -148,5 +149,5 @@ def similarity(message_words: frozenset[str], record_words: frozenset[str]) -> f
     return 5 * precision * recall / (4 * precision + recall)
 
 
-def _weight(words: frozenset[str]) -> int:
+def _weight(words: Iterable[str]) -> int:
     return sum(len(w) for w in words)

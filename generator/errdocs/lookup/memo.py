@@ -18,13 +18,13 @@ from typing import Any
 
 from errdocs.catalog.store import Catalogue, unshared
 from errdocs.lookup.jsregex import JsRegex
-from errdocs.lookup.patterns import Requirements
+from errdocs.lookup.patterns import Requirements, words_of
 
 VERSION = 3
 """Bump when what is remembered changes meaning."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PatternFacts:
     """What one pattern text gives the lookup."""
 
@@ -74,7 +74,7 @@ def load(work_dir: Path) -> Memo:
                 return empty
             patterns = {(text, bool(browser)): _facts(json.loads(facts)) for text, browser, facts
                         in db.execute("SELECT text, browser, facts FROM memo_patterns")}
-            templates = {text: Requirements(frozenset(json.loads(words)), chars)
+            templates = {text: Requirements(words_of(json.loads(words)), chars)
                          for text, words, chars
                          in db.execute("SELECT text, words, chars FROM memo_templates")}
     except (sqlite3.Error, ValueError, TypeError, KeyError):
@@ -112,5 +112,5 @@ def _facts(value: dict[str, Any]) -> PatternFacts:
     """The inverse of :func:`_plain`."""
     need, script = value.pop("requirements"), value.pop("javascript")
     return PatternFacts(
-        None if need is None else Requirements(frozenset(need["words"]), need["literal_chars"]),
+        None if need is None else Requirements(words_of(need["words"]), need["literal_chars"]),
         None if script is None else JsRegex(**script), **value)

@@ -16,6 +16,7 @@ import re._constants as sre  # the parse tree's opcodes; private, but stable acr
 import re._parser as sre_parse
 import sys
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeAlias
@@ -55,11 +56,25 @@ _REPEATS = frozenset({sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT})
 _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 
 
-@dataclass(frozen=True)
+Words: TypeAlias = tuple[str, ...]
+"""Distinct words, sorted and interned. A tuple, not a frozenset: the build holds two a record
+while it makes the lookup data, and a frozenset of a few words takes 216 bytes (728 past
+four), its table's empty slots included, against 40 and 8 a word for a tuple: at 310,000
+records ~190 MB of sets against ~40 MB (bench/README, "Session 36"). Whoever needs set
+operations makes a set for the moment (:func:`.index.choose_keys`) or asks the other side,
+a message's set of words (``message_words.issuperset(words)``)."""
+
+
+def words_of(words: Iterable[str]) -> Words:
+    """``words`` as :data:`Words`."""
+    return tuple(sorted({sys.intern(w) for w in words}))
+
+
+@dataclass(frozen=True, slots=True)
 class Requirements:
     """What any message matching a pattern or template contains."""
 
-    words: frozenset[str]
+    words: Words
     """Whole tokens (lower-cased) that every matching message contains."""
     literal_chars: int
     """Required literal characters: the larger, the more specific a match."""
@@ -162,10 +177,10 @@ def _requirements(pieces: list[Piece]) -> Requirements:
                 continue
         closes_word = piece is BOUNDARY or isinstance(piece, str)
         if run and bounded_before and closes_word:
-            words.add(sys.intern("".join(run).lower()))  # shared by the records using it
+            words.add("".join(run).lower())  # (interned by words_of: shared by the records)
         run = []
         bounded_before = closes_word
-    return Requirements(frozenset(words), literal_chars)
+    return Requirements(words_of(words), literal_chars)
 
 
 def _pieces(items: list[Item], flags: int) -> list[Piece]:

@@ -13,7 +13,6 @@ import gzip
 import hashlib
 import json
 import os
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any, overload
 from errdocs import __version__
 from errdocs.errors import ErrdocsError
 from errdocs.lookup.index import LookupIndex, Target
+from errdocs.lookup.patterns import Words, words_of
 from errdocs.records.read import iter_files
 from errdocs.records.record import Origin
 
@@ -125,5 +125,5 @@ def _target(row: list[Any]) -> Target:
     )
 
 
-def _words(values: list[Any]) -> frozenset[str]:
-    return frozenset(sys.intern(str(v)) for v in values)
+def _words(values: list[Any]) -> Words:
+    return words_of(str(v) for v in values)
