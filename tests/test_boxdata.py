@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from errdocs import build
+from errdocs.catalog.blobs import read_items
 from errdocs.catalog.model import build_catalog
 from errdocs.pages.write import TEMPORARY, Staged
 from errdocs.project import load_settings
@@ -88,7 +89,7 @@ def test_a_lost_row_or_a_missing_file_makes_the_data_again(tmp_path: Path, proje
     data = synth.write(10, tmp_path / "data.jsonl", seed=23)
     build_project(project, data)
     with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
-        db.execute("DELETE FROM box_data")
+        db.execute("DELETE FROM box_files")
     build_project(project, data)
     assert len(indexed) == 2
     (project / "docs" / "errors" / "assets" / "search" / "manifest.js").unlink()
@@ -221,19 +222,36 @@ def test_a_refresh_gives_a_cold_builds_data(tmp_path: Path, project: Path, how: 
     assert placed == seen[-1] and placed and all(str(changed) in p for p in placed)
 
 
+def _row_items(work: Path) -> list[object] | None:
+    with sqlite3.connect(work / "catalog.sqlite") as db:
+        row, digest = db.execute("SELECT rowid, digest FROM box_files").fetchone()
+        return read_items(db, "box_files", "files", row, digest)
+
+
 def test_a_row_gives_the_parts_it_was_kept_with(tmp_path: Path) -> None:
-    """The parts' files are kept as :mod:`marshal` bytes (decoded in C on every build); a row
-    in another form (an older errdocs' JSON) or damaged is no row: the files are made again
-    and compared with the disk."""
-    data = boxdata.BoxData("key", [("a/x.js", "h1"), ("a/y.js", "h2")], False, (), 0,
-                           (("index", "k1", [("a/x.js", "h1")]), ("r0", "k2", [("a/y.js", "h2")])))
+    """The parts' files are written and read a block at a time (at 310,000 records the
+    listings' row was ~50 MB, made whole and copied by SQLite at the preparation's peak); a
+    row whose bytes are damaged is no row, nor is the table of an older errdocs: the files
+    are made again and compared with the disk."""
+    with sqlite3.connect(tmp_path / "catalog.sqlite") as db:  # an older errdocs' row
+        db.execute("CREATE TABLE box_data (name TEXT PRIMARY KEY, key TEXT) WITHOUT ROWID")
+    many = [(f"a/r{n}.js", f"h{n}") for n in range(3000)]  # several blocks of bytes
+    data = boxdata.BoxData("key", [("a/x.js", "h1"), *many], False, (), 0,
+                           (("index", "k1", [("a/x.js", "h1")]), ("r0", "k2", many),
+                            ("r1", "k3", [])))
     boxdata.keep(tmp_path, data)
+    items = _row_items(tmp_path)
+    assert items is not None
+    assert boxdata._parts_from(items) == {"index": ("k1", [("a/x.js", "h1")]),
+                                          "r0": ("k2", many), "r1": ("k3", [])}
     with sqlite3.connect(tmp_path / "catalog.sqlite") as db:
-        files = db.execute("SELECT files FROM box_data").fetchone()[0]
-    assert boxdata._parts_from(files) == {"index": ("k1", [("a/x.js", "h1")]),
-                                          "r0": ("k2", [("a/y.js", "h2")])}
-    for other in (json.dumps([list(p) for p in data.parts]), files[:-3], b"\xff" * 8):
-        with pytest.raises((TypeError, ValueError, EOFError)):
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        assert "box_data" not in tables
+        db.execute("UPDATE box_files SET files = CAST(zeroblob(length(files)) AS BLOB)")
+    assert _row_items(tmp_path) is None
+    for other in ([("index", "k1", 2), ("a/x.js", "h1")], [("index", "k1", 1), ("a/x.js", 1)],
+                  [["a/x.js", "h1"]]):
+        with pytest.raises((TypeError, ValueError)):
             boxdata._parts_from(other)
 
 

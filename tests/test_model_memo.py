@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from errdocs import build
-from errdocs.catalog import memo, rows
+from errdocs.catalog import blobs, memo, rows
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import scan
 from errdocs.search import boxdata
@@ -68,7 +68,7 @@ def _rows(project: Path) -> dict[str, tuple[str, bytes, bytes]]:
 
 def _items(data: bytes) -> list[object]:
     """The items a row's bytes hold."""
-    return memo._items(io.BytesIO(data))
+    return blobs.items_of(io.BytesIO(data))
 
 
 def _set_data(project: Path, name: str, data: bytes, *, digest: bool) -> None:
@@ -78,7 +78,7 @@ def _set_data(project: Path, name: str, data: bytes, *, digest: bool) -> None:
         db.execute(f"UPDATE memo_blobs SET data = ? WHERE id = {blob}", (data, name))
         if digest:
             db.execute(f"UPDATE memo_blobs SET digest = ? WHERE id = {blob}",
-                       (memo._digest_of(io.BytesIO(data)), name))
+                       (blobs.digest_of(io.BytesIO(data)), name))
 
 
 def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: Path,

@@ -39,7 +39,6 @@ go when the next build makes its first row, and with every save.
 from __future__ import annotations
 
 import hashlib
-import io
 import marshal
 import sqlite3
 import sys
@@ -48,8 +47,9 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, fields
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
+from errdocs.catalog.blobs import CACHE_KIB, FAILED, read_items, write_items
 from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.rows import SWEEP as MODEL_SWEEP
@@ -68,10 +68,6 @@ BLOBS = """CREATE TABLE IF NOT EXISTS memo_blobs (
 """Each row's key, the digest of its bytes and the bytes (:mod:`marshal`'s)."""
 _SWEEP = "DELETE FROM memo_blobs WHERE id NOT IN (SELECT blob FROM memo_rows)"
 """Drop the bytes no row points to: an earlier row's, or what a killed build wrote."""
-_WRITE_BLOCK = 1 << 20
-"""Bytes of a row written at once."""
-_WRITE_CACHE_KIB = 2048
-"""SQLite's page cache while a row is written (its default)."""
 _OLD = "model_memo"
 """The table of errdocs before the blobs (each row's bytes written at the end): dropped."""
 CATALOG = "catalog"
@@ -94,8 +90,6 @@ them: :func:`previous_units`)."""
 KEYS = "keys-"
 """The prefix of the rows of data files' part keys (:meth:`Memo.remember`): a build whose
 records did not change hashes none of them again."""
-_FAILED = (ValueError, TypeError, EOFError, KeyError, IndexError, AttributeError)
-"""What decoding bytes that are not what this module wrote may raise (a miss)."""
 
 T = TypeVar("T")
 _MISS = object()
@@ -217,9 +211,9 @@ class Memo:
                         return _MISS
                     # Read once, in order: the catalogue's 64 MiB page cache would fill with
                     # pages never read again, and stay in the heap once freed.
-                    catalogue.db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
+                    catalogue.db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
                     return decode.read(catalogue.db, found[1], data[0])
-        except (*_FAILED, sqlite3.Error):
+        except (*FAILED, sqlite3.Error):
             return _MISS
 
     def keep(self, name: str, key: str, value: Collection[Any]) -> None:
@@ -243,23 +237,13 @@ class Memo:
             # The bytes pass through in blocks and a small page cache: bound whole, SQLite
             # copied them, and its 64 MiB cache filled with their pages (at 310,000 records
             # the units' row is 62 MB: 41 MB less at the build process's peak this way).
-            db.execute(f"PRAGMA cache_size = -{_WRITE_CACHE_KIB}")
+            db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             blob = db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES (?, '', '')",
                               (key,)).lastrowid
             assert blob is not None
             items = fill(db, blob)
-            # Made item by item, twice (the size and digest first: a blob does not grow),
-            # never whole: marshal's bytes of the units' row alone were 62 MB, made at the
-            # preparation's peak.
-            size, digest = 0, _hasher()
-            for part in _blocks(items):
-                size += len(part)
-                digest.update(part)
-            db.execute("UPDATE memo_blobs SET digest = ?, data = zeroblob(?) WHERE id = ?",
-                       (digest.digest(), size, blob))
-            with db.blobopen("memo_blobs", "data", blob) as handle:
-                for part in _blocks(items):
-                    handle.write(part)
+            digest = write_items(db, "memo_blobs", "data", blob, items)
+            db.execute("UPDATE memo_blobs SET digest = ? WHERE id = ?", (digest, blob))
             catalogue.commit(prune=False)
         self._new[name] = blob
 
@@ -312,13 +296,10 @@ class Memo:
                 # another: its row was ~150 MB at 310,000 records).
                 if db is None or row is None or (key is not None and row[0] != key):
                     return None
-                with db.blobopen("memo_blobs", "data", row[2], readonly=True) as handle:
-                    if _digest_of(handle) != row[1]:
-                        return None
-                    handle.seek(0)
-                    with collector_paused():
-                        items = _items(handle)
-        except (*_FAILED, sqlite3.Error):  # no table yet, a damaged catalogue (the scan
+                items = read_items(db, "memo_blobs", "data", row[2], row[1])
+                if items is None:
+                    return None
+        except (*FAILED, sqlite3.Error):  # no table yet, a damaged catalogue (the scan
             return None                    # remakes it), bytes not what this module wrote
         return str(row[0]), int(row[2]), items
 
@@ -334,7 +315,7 @@ class Stored(ABC, Generic[T]):
 
     @abstractmethod
     def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> T:
-        """The value of the rows under ``blob`` (raising one of :data:`_FAILED` or
+        """The value of the rows under ``blob`` (raising one of :data:`FAILED` or
         :class:`sqlite3.Error` when they are not what ``counts`` says)."""
 
 
@@ -362,74 +343,6 @@ def _sweep(db: sqlite3.Connection) -> None:
     """Drop the bytes no row points to, and the rows of those bytes."""
     for statement in (_SWEEP, *MODEL_SWEEP):
         db.execute(statement)
-
-
-def _hasher() -> Any:
-    """The digest a row's bytes are checked by."""
-    return hashlib.blake2b(digest_size=16)
-
-
-_PARTS = "errdocs memo items"
-"""The mark a row's bytes begin with (then how many items): what this module wrote."""
-
-
-def _blocks(items: Collection[Any]) -> Iterator[bytes]:
-    """The bytes of ``items`` (:mod:`marshal`'s, each item alone, after a head that counts
-    them), in blocks of about :data:`_WRITE_BLOCK` bytes."""
-    block = [marshal.dumps((_PARTS, len(items)))]
-    size = len(block[0])
-    for item in items:
-        data = marshal.dumps(item)
-        block.append(data)
-        size += len(data)
-        if size >= _WRITE_BLOCK:
-            yield b"".join(block)
-            block, size = [], 0
-    if block:
-        yield b"".join(block)
-
-
-class _Source(Protocol):
-    """What a row's bytes are read from: an open blob (or bytes in memory)."""
-
-    def read(self, length: int = -1, /) -> bytes: ...
-
-
-class _Reader(io.RawIOBase):
-    """Bytes read from a :class:`_Source`, for :func:`marshal.load` (through a buffer)."""
-
-    def __init__(self, handle: _Source) -> None:
-        self.handle = handle
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.handle.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-
-def _digest_of(handle: _Source) -> bytes:
-    """The digest of what ``handle`` holds, read in blocks (checked before anything is
-    decoded: bytes a disk damaged could ask :mod:`marshal` for any amount of memory)."""
-    digest = _hasher()
-    while block := handle.read(_WRITE_BLOCK):
-        digest.update(block)
-    return bytes(digest.digest())
-
-
-def _items(handle: _Source) -> list[Any]:
-    """The items of a row's bytes (:func:`_blocks`), read a block at a time (raising one of
-    :data:`_FAILED` when they are not such bytes)."""
-    reader = io.BufferedReader(_Reader(handle), _WRITE_BLOCK)
-    mark, count = marshal.load(reader)
-    if mark != _PARTS or not isinstance(count, int):
-        raise TypeError("not a memo row")
-    items = [marshal.load(reader) for _ in range(count)]
-    if reader.read(1):
-        raise ValueError("bytes after the items")
-    return items
 
 
 def keep_lines(memo: Memo, key: str, model: str, code: str, lights: Lights) -> None:

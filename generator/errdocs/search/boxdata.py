@@ -11,8 +11,9 @@ which order, their facets' values), each row file another (its records' entries,
 :func:`filter_keys`). A refresh that changes what some records mean makes their chunks and
 row files only; one that changes a message makes the boxes' data again from every record.
 
-What the files on disk were made from is a row of the catalogue (``box_data``: the data key,
-a hash of the parts' keys, and each part's key and files with their content hashes), kept like
+What the files on disk were made from is a row of the catalogue (``box_files``: the data key,
+a hash of the parts' keys, and each part's key and files with their content hashes, written
+and read a block at a time: :mod:`errdocs.catalog.blobs`), kept like
 a unit's row (:mod:`errdocs.units.state`): removed before any of the files is rewritten and
 written once all of them are (:func:`forget`, :func:`keep`), so a kill in between leaves no
 row, and the next build makes every file again and compares it with the disk. A part whose
@@ -25,20 +26,20 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import marshal
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from itertools import islice
 from operator import attrgetter
 from pathlib import Path
+from typing import Any
 
 from errdocs.catalog import facets
+from errdocs.catalog.blobs import FAILED, read_items, write_items
 from errdocs.catalog.lights import Lights
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.store import Catalogue
-from errdocs.collector import collector_paused
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
 from errdocs.pages.filters import filter_data, row_file, row_file_count, row_file_page, row_path
@@ -51,9 +52,12 @@ from errdocs.search.pastebox import site_data
 from errdocs.search.searchbox import CHUNK, chunk_file, chunk_path, search_data
 from errdocs.units.plan import FileKey, file_keys
 
-_TABLE = """CREATE TABLE IF NOT EXISTS box_data (
-    name TEXT PRIMARY KEY, key TEXT NOT NULL, files TEXT NOT NULL, problems TEXT NOT NULL,
-    unconverted INTEGER NOT NULL) WITHOUT ROWID"""
+_TABLE = """CREATE TABLE IF NOT EXISTS box_files (
+    name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, files BLOB NOT NULL,
+    problems TEXT NOT NULL, unconverted INTEGER NOT NULL)"""
+_OLD_TABLE = "box_data"
+"""The table before the files were written a block at a time (a row without a row id, its
+files one :mod:`marshal` text): dropped."""
 _ROW = "site"
 BOXES = _ROW
 """The row of the paste box's and the search box's data."""
@@ -354,8 +358,8 @@ def forget(work: Path, name: str = _ROW) -> None:
     with Catalogue(work) as catalogue, catalogue.writing():
         db = catalogue.db
         assert db is not None
-        db.execute(_TABLE)
-        db.execute("DELETE FROM box_data WHERE name = ?", (name,))
+        _tables(db)
+        db.execute("DELETE FROM box_files WHERE name = ?", (name,))
         catalogue.commit(prune=False)
 
 
@@ -366,29 +370,55 @@ def keep(work: Path, data: BoxData, name: str = _ROW) -> None:
     with Catalogue(work) as catalogue, catalogue.writing():
         db = catalogue.db
         assert db is not None
-        db.execute(_TABLE)
-        db.execute("INSERT OR REPLACE INTO box_data VALUES (?, ?, ?, ?, ?)",
-                   (name, data.key, marshal.dumps(tuple(
-                       (part, key, tuple(files)) for part, key, files in data.parts)),
-                    json.dumps(problems), data.unconverted))
+        _tables(db)
+        row = db.execute("INSERT OR REPLACE INTO box_files VALUES (?, ?, '', '', ?, ?)",
+                         (name, data.key, json.dumps(problems), data.unconverted)).lastrowid
+        assert row is not None
+        digest = write_items(db, "box_files", "files", row, _Items(data.parts))
+        db.execute("UPDATE box_files SET digest = ? WHERE rowid = ?", (digest, row))
         catalogue.commit(prune=False)
 
 
-def _parts_from(data: object) -> dict[str, tuple[str, list[FileKey]]]:
-    """The parts :func:`keep` wrote as ``data`` (:mod:`marshal`'s bytes: a file a tuple of
-    two strings, decoded in C, where JSON made lists to convert; every data file is in them,
-    on every build), by name. TypeError or ValueError when ``data`` is not such bytes (an
-    older errdocs wrote JSON text)."""
-    if not isinstance(data, bytes):
-        raise TypeError("not what keep writes")
-    with collector_paused():
-        decoded = marshal.loads(data)
+def _tables(db: sqlite3.Connection) -> None:
+    db.execute(f"DROP TABLE IF EXISTS {_OLD_TABLE}")
+    db.execute(_TABLE)
+
+
+@dataclass(frozen=True)
+class _Items(Collection[object]):
+    """The items of a row's files, written a block at a time
+    (:func:`errdocs.catalog.blobs.write_items`): each part's name, key and number of files,
+    then its files. A part's files are not one item: the search box's index part alone has
+    ~100,000 at 310,000 records."""
+
+    parts: tuple[Part, ...]
+
+    def __len__(self) -> int:
+        return sum(1 + len(files) for _name, _key, files in self.parts)
+
+    def __iter__(self) -> Iterator[object]:
+        for name, key, files in self.parts:
+            yield (name, key, len(files))
+            yield from files
+
+    def __contains__(self, item: object) -> bool:
+        return item in iter(self)
+
+
+def _parts_from(items: list[Any]) -> dict[str, tuple[str, list[FileKey]]]:
+    """The parts :class:`_Items` wrote as ``items``, by name. TypeError or ValueError when
+    they are not such items."""
     parts = {}
-    for name, key, files in decoded:
-        if not (isinstance(name, str) and isinstance(key, str) and isinstance(files, tuple)
+    at = 0
+    while at < len(items):
+        name, key, count = items[at]
+        files = items[at + 1:at + 1 + count]
+        if not (isinstance(name, str) and isinstance(key, str) and isinstance(count, int)
+                and len(files) == count
                 and all(isinstance(p, str) and isinstance(h, str) for p, h in files)):
             raise TypeError("not a part")
-        parts[name] = (key, list(files))
+        parts[name] = (key, files)
+        at += 1 + count
     return parts
 
 
@@ -400,20 +430,20 @@ def _read_any(settings: Settings, work: Path, name: str,
     try:
         with Catalogue(work, keep=False) as catalogue:
             db = catalogue.db
-            row = None if db is None else db.execute(
-                "SELECT key, files, problems, unconverted FROM box_data WHERE name = ?",
-                (name,)).fetchone()
-    except sqlite3.OperationalError:  # no table yet
-        return None
-    if row is None:
-        return None
-    try:
-        parts = _parts_from(row[1])
+            if db is None:
+                return None
+            row = db.execute("SELECT rowid, key, digest, problems, unconverted FROM box_files "
+                             "WHERE name = ?", (name,)).fetchone()
+            items = None if row is None else read_items(db, "box_files", "files", row[0],
+                                                        row[2])
+        if row is None or items is None:
+            return None
+        parts = _parts_from(items)
         problems = tuple(Problem(str(p), int(n), str(m), r, f, Severity(s))
-                         for p, n, m, r, f, s in json.loads(row[2]))
-    except (ValueError, TypeError, EOFError):
-        return None  # not what :func:`keep` writes (or an older errdocs'): made again
-    found = _Row(str(row[0]), parts, problems, int(row[3]))
+                         for p, n, m, r, f, s in json.loads(row[3]))
+    except (*FAILED, sqlite3.Error):  # no table yet; not what :func:`keep` writes: made again
+        return None
+    found = _Row(str(row[1]), parts, problems, int(row[4]))
     files = found.files()
     if edited and any(path in edited for path, _hash in files):
         return None

@@ -302,10 +302,16 @@ def data_units(files: list[FileKey], global_key: str) -> list[Unit]:
 
 
 def files_hash(files: Iterable[FileKey], global_key: str) -> str:
-    """A hash of ``files`` and ``global_key`` (one string joined: a path or a hash holds no
-    U+0000), what :func:`data_units` are made from."""
-    joined = "\0".join(chain.from_iterable(files))
-    return hashlib.sha256(f"{global_key}\1{joined}".encode()).hexdigest()
+    """A hash of ``files`` and ``global_key`` (their strings joined: a path or a hash holds no
+    U+0000), what :func:`data_units` are made from. Fed a string at a time: joined whole, the
+    text and its bytes were ~100 MB at 310,000 records (~430,000 data files), at the
+    preparation's peak."""
+    digest = hashlib.sha256(f"{global_key}\1".encode())
+    separator = b""
+    for text in chain.from_iterable(files):
+        digest.update(separator + text.encode())
+        separator = b"\0"
+    return digest.hexdigest()
 
 
 def from_history(unit: Unit) -> bool:
