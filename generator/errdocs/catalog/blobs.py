@@ -50,20 +50,23 @@ def blocks(items: Collection[Any]) -> Iterator[bytes]:
 
 
 def write_items(db: sqlite3.Connection, table: str, column: str, rowid: int,
-                items: Collection[Any]) -> bytes:
+                items: Collection[Any]) -> None:
     """Write ``items`` as the blob in ``column`` of row ``rowid`` of ``table`` (in the
-    caller's transaction); their digest, for the caller to keep. Made item by item, twice
-    (the size and digest first: a blob does not grow)."""
+    caller's transaction), and their digest in its ``digest`` column. Made item by item,
+    twice (the size and digest first: a blob does not grow). The row is not written after
+    its blob: SQLite reads a row whole to rewrite it (a digest set afterwards put the units'
+    62 MB back in memory at once), and ``column`` must be the table's last, or SQLite makes
+    the zeros of ``zeroblob`` in memory to write the columns after it."""
     db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     size, digest = 0, hasher()
     for part in blocks(items):
         size += len(part)
         digest.update(part)
-    db.execute(f"UPDATE {table} SET {column} = zeroblob(?) WHERE rowid = ?", (size, rowid))
+    db.execute(f"UPDATE {table} SET digest = ?, {column} = zeroblob(?) WHERE rowid = ?",
+               (bytes(digest.digest()), size, rowid))
     with db.blobopen(table, column, rowid) as handle:
         for part in blocks(items):
             handle.write(part)
-    return bytes(digest.digest())
 
 
 def read_items(db: sqlite3.Connection, table: str, column: str, rowid: int,

@@ -242,8 +242,7 @@ class Memo:
                               (key,)).lastrowid
             assert blob is not None
             items = fill(db, blob)
-            digest = write_items(db, "memo_blobs", "data", blob, items)
-            db.execute("UPDATE memo_blobs SET digest = ? WHERE id = ?", (digest, blob))
+            write_items(db, "memo_blobs", "data", blob, items)
             catalogue.commit(prune=False)
         self._new[name] = blob
 

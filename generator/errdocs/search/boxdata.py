@@ -53,8 +53,9 @@ from errdocs.search.searchbox import CHUNK, chunk_file, chunk_path, search_data
 from errdocs.units.plan import FileKey, file_keys
 
 _TABLE = """CREATE TABLE IF NOT EXISTS box_files (
-    name TEXT PRIMARY KEY, key TEXT NOT NULL, digest BLOB NOT NULL, files BLOB NOT NULL,
-    problems TEXT NOT NULL, unconverted INTEGER NOT NULL)"""
+    name TEXT PRIMARY KEY, key TEXT NOT NULL, problems TEXT NOT NULL,
+    unconverted INTEGER NOT NULL, digest BLOB NOT NULL, files BLOB NOT NULL)"""
+"""The files last: written a block at a time (:func:`errdocs.catalog.blobs.write_items`)."""
 _OLD_TABLE = "box_data"
 """The table before the files were written a block at a time (a row without a row id, its
 files one :mod:`marshal` text): dropped."""
@@ -371,11 +372,10 @@ def keep(work: Path, data: BoxData, name: str = _ROW) -> None:
         db = catalogue.db
         assert db is not None
         _tables(db)
-        row = db.execute("INSERT OR REPLACE INTO box_files VALUES (?, ?, '', '', ?, ?)",
+        row = db.execute("INSERT OR REPLACE INTO box_files VALUES (?, ?, ?, ?, '', '')",
                          (name, data.key, json.dumps(problems), data.unconverted)).lastrowid
         assert row is not None
-        digest = write_items(db, "box_files", "files", row, _Items(data.parts))
-        db.execute("UPDATE box_files SET digest = ? WHERE rowid = ?", (digest, row))
+        write_items(db, "box_files", "files", row, _Items(data.parts))
         catalogue.commit(prune=False)
 
 
