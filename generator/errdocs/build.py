@@ -636,20 +636,20 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         # Listed as errdocs' before any is written: a killed build's pages are never taken
         # for hand-written ones, and the next build removes those it does not make again.
         stale = frozenset(claim_beyond(settings.out_dir, generated))
-        hand_written, absent = _hand_written(settings, docs, generated, stale)
-        _check_reserved(hand_written)
         # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
         # 310,000 records: only what the end needs of them is kept.
         edited = docs.edited & generated
         made = tuple(generated)  # (the set's table alone was 32 MB at 310,000 records)
-        del generated
+        hand_written, absent = _hand_written(settings, docs, generated, stale)
+        del generated  # (what is left of it)
+        _check_reserved(hand_written)
         docs = replace(docs, files=[])
         # Written before any unit is built: every unit reads the nav's titles from them, and
         # data units copy their files from there.
         written = write_changed(settings.out_dir, [*root.pages, home, *resolve])[0]
         written += _place_data(settings, staged, ((boxes, BOXES), (filters, FILTERS)))
     static_keys, past_files = _write_static(
-        work, _static_files(settings, snapshot, catalog, addresses, lights, memo, model))
+        work, _static_files(settings, snapshot, catalog, addresses, memo, model))
     everything = _global_key(settings)
     lines = lines_key(lights.lines(), rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
@@ -810,8 +810,7 @@ def site_addresses(settings: Settings) -> Addresses:
 
 
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
-                  addresses: Addresses, lights: Lights, memo: Memo,
-                  model: str) -> _Static:
+                  addresses: Addresses, memo: Memo, model: str) -> _Static:
     """The files at site paths outside the generated subtree that data units hold: the record
     schema and the paged index; and, made from the history, the pages at addresses records
     left and the feed."""
@@ -819,8 +818,10 @@ def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
     past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
     index = _kept_files(memo, INDEX_PAGES, model, static_dir(memo.work), lambda: index_files(
-        (IndexEntry(x.record.id, x.record.error_message, catalog.entries[x.record.id].path)
-         for x in lights), addresses))  # the model's key covers the addresses
+        # The catalogue's records, with its strings (read back from the light copies, each
+        # message was a copy of its own).
+        (IndexEntry(e.record_id, e.message, e.path) for e in catalog.entries.values()),
+        addresses))  # the model's key covers the addresses
     return _Static([Page(SCHEMA_FILE, schema_text(addresses))], past, index)
 
 
@@ -985,20 +986,20 @@ def _hand_written(settings: Settings, docs: _Docs, generated: set[str], stale: f
                   ) -> tuple[list[str], frozenset[str]]:
     """Docs-relative paths of every file of ``docs`` that errdocs did not generate (nor list
     in its manifest: ``generated`` and ``stale``), and the generated tree's paths of
-    ``generated`` it did not find."""
+    ``generated`` it did not find. Takes ``generated`` apart: what is found is taken out of it,
+    so what is left is what is absent (its strings are the catalogue's). A set of the found
+    paths held new strings, ~40 MB at 310,000 records; a copy of ``generated`` to take them
+    out of, and the frozenset of that, two more tables of every generated path."""
     sub = f"{settings.subtree}/"
     found: list[str] = []
-    # What is not found, taken out of a copy of the set (its strings are the catalogue's):
-    # a set of the found paths held new strings, ~40 MB at 310,000 records.
-    absent = set(generated)
-    for path in docs.files:
+    for path in docs.files:  # (each path once: a folder's listing)
         relative = path[len(sub):] if path.startswith(sub) else None
         if relative is not None and (relative in generated or relative in stale
                                      or relative == MANIFEST):
-            absent.discard(relative)
+            generated.discard(relative)
         else:
             found.append(path)
-    return found, frozenset(absent)
+    return found, frozenset(generated)
 
 
 def _root_inputs(settings: Settings, root_pages: dict[str, str],
