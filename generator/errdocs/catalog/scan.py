@@ -33,7 +33,16 @@ from typing import IO
 
 from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import shown_tags
-from errdocs.catalog.store import BATCH, Cached, Catalogue, Look, Placed, blocks_of, look
+from errdocs.catalog.store import (
+    BATCH,
+    SCAN_CACHE_KIB,
+    Cached,
+    Catalogue,
+    Look,
+    Placed,
+    blocks_of,
+    look,
+)
 from errdocs.collector import collector_paused
 from errdocs.errors import BuildFailed
 from errdocs.pages.meta import describe_record
@@ -67,7 +76,8 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
     lights = Lights()
     places = _Places(spool_dir or work_dir / "spool")
     skipped = 0
-    with Catalogue(work_dir, keep=keep) as catalogue, catalogue.writing(), collector_paused():
+    with (Catalogue(work_dir, keep=keep, cache_kib=SCAN_CACHE_KIB) as catalogue,
+          catalogue.writing(), collector_paused()):
         try:
             for path in iter_files(paths):
                 places.start(path)
