@@ -72,11 +72,13 @@ def make_record(rng: random.Random, number: int, words: list[str], cumulative: l
     else:
         parts = rng.choices(words, cum_weights=cumulative, k=rng.randint(3, 9))
         template_parts, pattern_parts, concrete_parts = list(parts), list(parts), list(parts)
-        for number in range(rng.randint(1, 3)):
+        # (Not ``number``: that is the record's, and named its id, slug and line until
+        # 2026-12-04, when records shared a dozen ids.)
+        for group in range(rng.randint(1, 3)):
             at = rng.randint(0, len(template_parts))
             slot, regex, value = rng.choice(SLOTS)
             template_parts.insert(at, slot)
-            pattern_parts.insert(at, regex.replace("{i}", str(number)))
+            pattern_parts.insert(at, regex.replace("{i}", str(group)))
             concrete_parts.insert(at, value(rng))
         template = " ".join(template_parts)
         pattern = " ".join(pattern_parts)

@@ -29,4 +29,5 @@ def test_small_run_finds_what_it_looks_up() -> None:
     assert 0 < first["browser_kb_per_lookup_mean"] <= first["browser_kb_per_lookup_max"]
     assert first["shards"] >= 8 and first["shards"] & (first["shards"] - 1) == 0  # power of 2
     again = bench.generate(50, seed=3)
+    assert len({i.record.id for i in again}) == 50  # one id a record, as a build has
     assert [i.concrete for i in again] == [i.concrete for i in bench.generate(50, seed=3)]
