@@ -60,8 +60,8 @@ SCAN_CACHE_KIB = 65536
 records, found by hash all over the table."""
 CACHE_KIB = 2048
 """SQLite's page cache otherwise (its default): every other use reads or writes its rows
-once, in order. Filled, a 64 MiB cache stayed in the heap once freed (the lookup memo's rows
-written, the model's rows swept: ~60 and ~47 MB at 310,000 records)."""
+once, in order. Filled, a 64 MiB cache stayed in the heap once freed (the memo's sweep of
+the model's rows: 47 MB sampled at 310,000 records, at the preparation's end)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

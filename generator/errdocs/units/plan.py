@@ -304,8 +304,7 @@ def data_units(files: list[FileKey], global_key: str) -> list[Unit]:
 def files_hash(files: Iterable[FileKey], global_key: str) -> str:
     """A hash of ``files`` and ``global_key`` (their strings joined: a path or a hash holds no
     U+0000), what :func:`data_units` are made from. Fed a string at a time: joined whole, the
-    text and its bytes were ~100 MB at 310,000 records (~430,000 data files), at the
-    preparation's peak."""
+    text and its bytes were ~100 MB sampled at 310,000 records, at the preparation's peak."""
     digest = hashlib.sha256(f"{global_key}\1".encode())
     separator = b""
     for text in chain.from_iterable(files):
