@@ -49,7 +49,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from errdocs.catalog.blobs import CACHE_KIB, FAILED, read_items, write_items
+from errdocs.catalog.blobs import FAILED, read_items, write_items
 from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.rows import SWEEP as MODEL_SWEEP
@@ -209,9 +209,6 @@ class Memo:
                 with Catalogue(self.work, keep=False) as catalogue:
                     if catalogue.db is None:
                         return _MISS
-                    # Read once, in order: the catalogue's 64 MiB page cache would fill with
-                    # pages never read again, and stay in the heap once freed.
-                    catalogue.db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
                     return decode.read(catalogue.db, found[1], data[0])
         except (*FAILED, sqlite3.Error):
             return _MISS
@@ -231,11 +228,6 @@ class Memo:
             db = catalogue.db
             assert db is not None
             _tables(db)
-            # The bytes pass through in blocks and a small page cache: bound whole, SQLite
-            # copied them, and its 64 MiB cache filled with their pages (at 310,000 records
-            # the units' row is 62 MB: 41 MB less at the build process's peak this way). So
-            # does the sweep, which reads every model row.
-            db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             if not self._swept:  # their pages are free for this build's bytes to take
                 _sweep(db)
                 self._swept = True
@@ -276,9 +268,6 @@ class Memo:
             assert db is not None
             _tables(db)
             db.executemany("INSERT OR REPLACE INTO memo_rows VALUES (?, ?)", self._new.items())
-            # The sweep reads every model row once: through the catalogue's 64 MiB cache, it
-            # left ~47 MB more in the heap at 310,000 records, at the preparation's end.
-            db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
             _sweep(db)
             db.execute(f"DROP TABLE IF EXISTS {_OLD}")
             catalogue.commit(prune=False)

@@ -60,8 +60,9 @@ SCAN_CACHE_KIB = 65536
 records, found by hash all over the table."""
 CACHE_KIB = 2048
 """SQLite's page cache otherwise (its default): every other use reads or writes its rows
-once, in order. Filled, a 64 MiB cache stayed in the heap once freed (the memo's sweep of
-the model's rows: 47 MB sampled at 310,000 records, at the preparation's end)."""
+once, in order (the memo's rows a block at a time, its sweep of every model row, the lookup
+memo's rows). Filled, a 64 MiB cache stayed in the heap once freed: the memo's sweep alone
+left 47 MB (sampled at 310,000 records, at the preparation's end)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -59,8 +59,8 @@ _TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 Words: TypeAlias = tuple[str, ...]
 """Distinct words, sorted and interned. A tuple, not a frozenset: the build holds two a record
 while it makes the lookup data, and a frozenset of a few words takes 216 bytes (728 past
-four), its table's empty slots included, against 40 and 8 a word for a tuple: at 310,000
-records ~190 MB of sets against ~40 MB (bench/README, "Session 36"). Whoever needs set
+four), its table's empty slots included, against 40 and 8 a word for a tuple: 12.1 MB of sets
+against 1.9 MB of tuples at 20,000 records (traced; bench/README, "Session 36"). Whoever needs set
 operations makes a set for the moment (:func:`.index.choose_keys`) or asks the other side,
 a message's set of words (``message_words.issuperset(words)``)."""
 
