@@ -344,9 +344,13 @@ def test_only_this_errdocs_rows_make_the_next_units(tmp_path: Path, project: Pat
     build_project(project, synth.write(12, tmp_path / "data.jsonl", seed=10))
     code, _model, *_lines = _items(_rows(project)[memo.LINES][2])
     kept = memo.Memo(project / ".errdocs")
-    previous = memo.previous_units(kept, str(code))
-    assert previous is not None and len(previous.lines) == 12
-    assert memo.previous_units(kept, "another errdocs") is None
+    earlier = memo.earlier_model(kept, str(code), [])  # this build: no record
+    previous = memo.previous_units(kept, earlier, "another model", build_catalog([]))
+    assert previous is not None and len(previous.moved) == 12 and not previous.redone
+    repos = {r["record"]["repo"] for r in map(json.loads, (tmp_path / "data.jsonl").open())}
+    record_and_repo_pages = [p for p in previous.keys if not p.startswith(("tags/", "categories/"))]
+    assert len(record_and_repo_pages) == 12 + len(repos)  # (the pages' keys then)
+    assert memo.earlier_model(kept, "another errdocs", []) is None
 
 
 def test_rows_are_decoded_with_the_collector_paused(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ or line, an id, a record removed or added)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from errdocs.catalog import memo, rows
 from errdocs.catalog.lights import Light, Lights
-from errdocs.catalog.model import build_catalog
+from errdocs.catalog.model import Catalog, build_catalog
 from errdocs.catalog.scan import scan
 from errdocs.units import plan
 
@@ -161,6 +163,16 @@ def _hashed_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return hashed
 
 
+def _written(catalog: Catalog) -> sqlite3.Connection:
+    """A database holding ``catalog`` as the rows of model 7 (another model beside it)."""
+    db = sqlite3.connect(":memory:")
+    for statement in rows.TABLES:
+        db.execute(statement)
+    rows.write_model(db, 6, build_catalog([]))
+    rows.write_model(db, 7, catalog)
+    return db
+
+
 def _nothing(_lines: list[dict[str, Any]]) -> None:
     pass
 
@@ -177,14 +189,20 @@ def test_units_made_from_the_previous_ones_are_those_made_afresh(
     prepare(lines)
     before = _lights(lines, tmp_path / "before")
     catalog = build_catalog(x.record for x in before)
-    previous = plan.Previous(catalog, {x.record.id: x.line_hash for x in before},
-                             plan.page_units(before, catalog, "global"))
+    then = {x.record.id: x.line_hash for x in before}
+    units = plan.page_units(before, catalog, "global")
+    db = _written(catalog)
     edit(lines)
     after = _lights(lines, tmp_path / "after")
     now = build_catalog(x.record for x in after)
+    # What the memo reads of the earlier model's rows is what the model whole tells.
+    redone = {x.record.id for x in after if then.get(x.record.id) != x.line_hash}
+    keys = plan.page_keys_of(units)
+    previous = memo.previous_of(db, 7, now, redone, keys)
+    assert previous == plan.Previous.between(catalog, now, redone, keys)
     # The entries of the records whose line did not change are taken from the earlier model.
-    kept = {x.record.id: catalog.entries[x.record.id] for x in after
-            if previous.lines.get(x.record.id) == x.line_hash}
+    kept = rows.read_entries(db, 7, lambda i: i not in redone)
+    assert kept == {i: e for i, e in catalog.entries.items() if i not in redone}
     again = build_catalog((x.record for x in after), kept)
     assert again == now and list(again.entries.items()) == list(now.entries.items())
     afresh = plan.page_units(after, now, "global")
@@ -198,8 +216,8 @@ def test_a_new_global_key_keeps_every_page_key(tmp_path: Path,
     """A changed ``mkdocs.yml`` changes every unit's key, and no page's inputs."""
     lights = scan([synth.write(100, tmp_path / "data.jsonl", seed=13)], tmp_path / "w").lights
     catalog = build_catalog(x.record for x in lights)
-    previous = plan.Previous(catalog, {x.record.id: x.line_hash for x in lights},
-                             plan.page_units(lights, catalog, "global"))
+    previous = plan.Previous.between(catalog, catalog, set(), plan.page_keys_of(
+        plan.page_units(lights, catalog, "global")))
     afresh = plan.page_units(lights, catalog, "other")
     monkeypatch.setattr(plan, "_record_input", None)  # never called
     monkeypatch.setattr(plan, "_group_page_keys", None)
@@ -214,13 +232,15 @@ def test_a_line_changed_past_its_entry_hashes_its_page_alone(
     lines = [json.loads(line) for line in source.read_text("utf-8").splitlines()]
     before = _lights(lines, tmp_path / "before")
     catalog = build_catalog(x.record for x in before)
-    previous = plan.Previous(catalog, {x.record.id: x.line_hash for x in before},
-                             plan.page_units(before, catalog, "global"))
+    then = {x.record.id: x.line_hash for x in before}
+    units = plan.page_units(before, catalog, "global")
     for number in range(0, 300, 30):  # one record in 30, spread: most tags hold one
         _record(lines, number)["exampleFix"] = "# Refreshed\n" + _record(lines, number)[
             "exampleFix"]
     after = _lights(lines, tmp_path / "after")
     assert build_catalog(x.record for x in after) == catalog
+    redone = {x.record.id for x in after if then[x.record.id] != x.line_hash}
+    previous = memo.previous_of(_written(catalog), 7, catalog, redone, plan.page_keys_of(units))
     afresh = plan.page_units(after, catalog, "global")
     hashed = _hashed_pages(monkeypatch)
     monkeypatch.setattr(plan, "_group_page_keys", None)  # never called

@@ -13,6 +13,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -26,7 +27,9 @@ from errdocs.catalog.memo import (
     MODEL,
     ROOT_PAGES,
     UNITS,
+    Earlier,
     Memo,
+    earlier_model,
     home_data,
     home_from,
     keep_lines,
@@ -602,9 +605,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # they are made from (a cache: any doubt makes them as a cold build does).
     memo = Memo(work)
     model = model_key(found.lights, rendering)
+    # What a refresh makes its model and units from (read once, when first asked for).
+    earlier = cache(lambda: earlier_model(memo, rendering, found.lights.lines()))
     catalog = memo.get_rows(CATALOG, model, lambda: build_catalog(
-        (x.record for x in found.lights), kept_entries(memo, rendering, found.lights.lines())),
-                            MODEL)
+        (x.record for x in found.lights), kept_entries(memo, earlier())), MODEL)
     spare_existing()  # the catalogue too
     # The data files are written as they are made, under temporary names, and put in place
     # once claimed (made whole, the filter data were +420 MB sampled at 310,000 records).
@@ -654,7 +658,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     lines = lines_key(lights.lines(), rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
-                                         everything),
+                                         everything, earlier),
                      units_data_of(lines), lambda data: units_from_data(data)[1])
     files = boxes.files + filters.files + static_keys
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
@@ -698,11 +702,15 @@ def _place_data(settings: Settings, staged: Staged, data: Iterable[tuple[BoxData
 
 
 def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: Lights,
-                catalog: Catalog, everything: str) -> list[Unit]:
+                catalog: Catalog, everything: str, earlier: Callable[[], Earlier | None]
+                ) -> list[Unit]:
     """The page units, made with what an earlier build kept (:func:`previous_units`: the
     pages whose inputs did not change keep their keys), and the line hashes they are made
-    from kept with them (``keys``: the lines' key and the model's)."""
-    units = page_units(lights, catalog, everything, previous_units(memo, rendering))
+    from kept with them (``keys``: the lines' key and the model's). ``earlier``: the earlier
+    model (:func:`earlier_model`)."""
+    previous = previous_units(memo, earlier(), keys[1], catalog)
+    units = page_units(lights, catalog, everything, previous)
+    del previous
     memo.forget_previous()  # the last to read them
     keep_lines(memo, *keys, rendering, lights)
     return units

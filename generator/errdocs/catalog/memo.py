@@ -51,15 +51,30 @@ from typing import Any, Generic, TypeVar
 
 from errdocs.catalog.blobs import FAILED, read_items, write_items
 from errdocs.catalog.lights import Light, Lights
-from errdocs.catalog.model import Catalog, Entry
+from errdocs.catalog.model import Catalog, Entry, GroupKind
 from errdocs.catalog.rows import SWEEP as MODEL_SWEEP
 from errdocs.catalog.rows import TABLES as MODEL_TABLES
-from errdocs.catalog.rows import read_model, write_model
+from errdocs.catalog.rows import (
+    check_model,
+    moved_entries,
+    read_entries,
+    read_groups,
+    read_model,
+    write_model,
+)
 from errdocs.catalog.store import Catalogue
 from errdocs.collector import collector_paused
 from errdocs.pages.render import Page
 from errdocs.records.record import Record
-from errdocs.units.plan import Previous, Unit, units_data, units_from
+from errdocs.units.plan import (
+    GroupThen,
+    Previous,
+    Unit,
+    group_head,
+    page_keys_of,
+    units_data,
+    units_from,
+)
 
 ROWS = "CREATE TABLE IF NOT EXISTS memo_rows (name TEXT PRIMARY KEY, blob INTEGER NOT NULL)"
 """A row's name and the blob holding its key and bytes."""
@@ -213,6 +228,15 @@ class Memo:
         except (*FAILED, sqlite3.Error):
             return _MISS
 
+    def query(self, read: Callable[[sqlite3.Connection], T]) -> T | None:
+        """What ``read`` gives of the catalogue, or ``None`` when it cannot be read (no
+        catalogue, a damaged one: what a row that does not decode gives)."""
+        try:
+            with collector_paused(), Catalogue(self.work, keep=False) as catalogue:
+                return None if catalogue.db is None else read(catalogue.db)
+        except (*FAILED, sqlite3.Error):
+            return None
+
     def keep(self, name: str, key: str, value: Collection[Any]) -> None:
         """Keep ``value`` (items :mod:`marshal` writes) as row ``name`` for ``key``: its bytes
         are written now, in a transaction of their own, and not held; the row is the earlier
@@ -326,6 +350,22 @@ MODEL = ModelRows()
 decodes a row once a reader)."""
 
 
+class EarlierModel(Stored[int]):
+    """An earlier build's model, for a refresh: not read whole (held beside this build's, it
+    was +290 MB at 310,000 records), only checked; its value is the number its rows are kept
+    under, what :func:`kept_entries` and :func:`previous_units` query."""
+
+    def write(self, db: sqlite3.Connection, blob: int, value: int) -> Any:
+        raise NotImplementedError("an earlier model is read, never written")
+
+    def read(self, db: sqlite3.Connection, blob: int, counts: Any) -> int:
+        check_model(db, blob, counts)
+        return blob
+
+
+EARLIER = EarlierModel()
+
+
 def _tables(db: sqlite3.Connection) -> None:
     for statement in (ROWS, BLOBS, *MODEL_TABLES):
         db.execute(statement)
@@ -364,38 +404,87 @@ class _Lines(Collection[Any]):
         return item in iter(self)
 
 
-def previous_model(memo: Memo, code: str) -> tuple[str, Catalog, dict[str, str]] | None:
-    """The catalogue model an earlier build kept, the key of the lines it was made from
-    (:func:`lines_key`) and each record's line hash then, or ``None``. Only those of an
-    errdocs whose render key was ``code``: the rows outlive errdocs' code, and another errdocs
-    may make other entries and keys of the same lines."""
-    catalog = memo.previous(CATALOG, MODEL)
-    lines = memo.previous(LINES, _lines_from) if catalog else None
-    if catalog is None or lines is None or lines[1][0] != code or catalog[0] != lines[1][1]:
+@dataclass(frozen=True)
+class Earlier:
+    """The catalogue model an earlier build kept, as a refresh uses it (:func:`earlier_model`):
+    where its rows are, not its entries, and which records' lines changed since."""
+
+    lines: str
+    """The key of the lines it was made from (:func:`lines_key`): the page units of that key
+    were made from it."""
+    model: str
+    """Its key (:func:`model_key`)."""
+    rows: int
+    """The number its rows are kept under (:mod:`errdocs.catalog.rows`)."""
+    redone: set[str]
+    """Ids of this build's records whose line is not the line it was made from (or that it
+    did not have)."""
+
+
+def earlier_model(memo: Memo, code: str, lines: Iterable[tuple[str, str]]) -> Earlier | None:
+    """The catalogue model an earlier build kept, against this build's ``lines`` (each
+    record's id and line hash, :meth:`Lights.lines`), or ``None``. Only one an errdocs of
+    render key ``code`` made: the rows outlive errdocs' code, and another errdocs may make
+    other entries and keys of the same lines. Its line hashes are read, compared and dropped
+    (a dict of every record's)."""
+    catalog = memo.previous(CATALOG, EARLIER)
+    then = memo.previous(LINES, _lines_from) if catalog else None
+    memo.forget_previous()
+    if catalog is None or then is None or then[1][0] != code or catalog[0] != then[1][1]:
         return None  # another errdocs's, or not of one model (a lost or damaged row)
-    return lines[0], catalog[1], lines[1][2]
+    hashes = then[1][2]
+    return Earlier(then[0], catalog[0], catalog[1],
+                   {i for i, line in lines if hashes.get(i) != line})
 
 
-def kept_entries(memo: Memo, code: str, lines: Iterable[tuple[str, str]]) -> dict[str, Entry]:
-    """The entries an earlier build's model (:func:`previous_model`) has of the records whose
-    line did not change (``lines``: each record's id and line hash, :meth:`Lights.lines`), by
-    id (what :func:`errdocs.catalog.model.build_catalog` reuses)."""
-    found = previous_model(memo, code)
-    if found is None:
+def kept_entries(memo: Memo, earlier: Earlier | None) -> dict[str, Entry]:
+    """The entries the ``earlier`` model has of the records whose line did not change, by id
+    (what :func:`errdocs.catalog.model.build_catalog` reuses; those of records gone too)."""
+    if earlier is None:
         return {}
-    _key, catalog, then = found
-    entries = catalog.entries
-    return {i: entries[i] for i, line in lines if then.get(i) == line and i in entries}
+    redone = earlier.redone
+    return memo.query(lambda db: read_entries(db, earlier.rows,
+                                              lambda i: i not in redone)) or {}
 
 
-def previous_units(memo: Memo, code: str) -> Previous | None:
-    """The page units an earlier build kept, with the catalogue model and the line hashes
-    they were made from (rows of one lines key; :func:`previous_model`), or ``None``."""
-    units = memo.previous(UNITS, units_from_data)
-    found = previous_model(memo, code) if units else None
-    if units is None or found is None or units[1][0] != found[0]:
+def previous_units(memo: Memo, earlier: Earlier | None, model: str,
+                   catalog: Catalog) -> Previous | None:
+    """What the page units an earlier build kept tell against this build's model ``catalog``
+    (of key ``model``): when they were made from the ``earlier`` model, its entries compared,
+    its groups and lists read (:func:`previous_of`); or ``None``."""
+    units = memo.previous(UNITS, _page_keys_from) if earlier else None
+    if earlier is None or units is None or units[1][0] != earlier.lines:
         return None
-    return Previous(found[1], found[2], units[1][1])
+    keys = units[1][1]
+    memo.forget_previous()  # (held by the memo, they would not go with the Previous)
+    if earlier.model == model:  # the same model (a mkdocs.yml edit; lines changed past entries)
+        return Previous.between(catalog, catalog, earlier.redone, keys)
+    return memo.query(lambda db: previous_of(db, earlier.rows, catalog, earlier.redone, keys))
+
+
+def previous_of(db: sqlite3.Connection, model: int, catalog: Catalog, redone: set[str],
+                keys: dict[str, str]) -> Previous:
+    """What the earlier model kept as the rows of ``model`` tells against ``catalog`` (as
+    :meth:`Previous.between` of that model, whole), with the records whose line changed and
+    the page keys then: its entries compared a row at a time, its groups and lists read as
+    record ids."""
+    moved = moved_entries(db, model, catalog.entries)
+    group_rows, lists = read_groups(db, model, catalog.entries)
+    groups: dict[GroupKind, dict[str, GroupThen]] = {kind: {} for kind in GroupKind}
+    for kind, key, label, path, ids, repos in group_rows:
+        groups[kind][key] = GroupThen(label, path, ids,
+                                      group_head(kind, key, label, path, len(ids), repos))
+    return Previous(moved, groups, (lists["families"], lists["files"], lists["categories"]),
+                    redone, keys)
+
+
+def _page_keys_from(data: Any) -> tuple[str, dict[str, str]]:
+    """The lines key and the page keys (:func:`page_keys_of`) of the page units
+    :func:`units_data_of` kept, without making the units."""
+    lines, *units = data
+    if not isinstance(lines, str):
+        raise TypeError("not a lines key")
+    return lines, page_keys_of(units_from(units))
 
 
 def _lines_from(data: Any) -> tuple[str, str, dict[str, str]]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import sqlite3
 import sys
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
-from errdocs.catalog.model import Catalog, Entry, Group, GroupKind
+from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, group_key
 from errdocs.catalog.related import Relations, repo_runs
 from errdocs.catalog.store import unshared
 
@@ -51,6 +52,8 @@ SWEEP = tuple(f"DELETE FROM {table} WHERE model NOT IN (SELECT id FROM memo_blob
 _ENTRY = tuple(f.name for f in fields(Entry))
 _COLUMNS = ("record_id, path, message, repo, file, line, family, title, class, summary, "
             "error_type, severity, handling, language, analyzed_at, cut")
+_fields = attrgetter(*_ENTRY)
+"""An entry's fields as a tuple, in its row's order."""
 _KINDS = tuple(GroupKind)
 _LISTS = ("families", "files", "categories")
 """The related lists stored, by the name of their :class:`Relations` field."""
@@ -107,18 +110,89 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any) -> Catalog:
         key = common.setdefault(key, key)  # (a family's key is its entries' family)
         by_kind[group_kind][key] = Group(group_kind, key, label, path,
                                          tuple(map(entries.__getitem__, _unpacked(members))))
-    ids = [e.record_id for e in entries]
+    lists = _lists(db, model, [e.record_id for e in entries], common)
+    found = (len(entries), sum(map(len, by_kind.values())), sum(map(len, lists.values())))
+    if tuple(counts) != found:
+        raise NotAModel(f"model rows {found}, counted {counts}")
+    by_id = {e.record_id: e for e in entries}
+    return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
+
+
+def check_model(db: sqlite3.Connection, model: int, counts: Any) -> None:
+    """Raise :class:`NotAModel` unless ``model`` has the rows ``counts`` counts (what
+    :func:`write_model` gave), without reading them."""
+    found = tuple(db.execute(f"SELECT count(*) FROM {table} WHERE model = ?", (model,))
+                  .fetchone()[0] for table in ("model_entries", "model_groups", "model_links"))
+    if tuple(counts) != found:
+        raise NotAModel(f"model rows {found}, counted {counts}")
+
+
+def read_entries(db: sqlite3.Connection, model: int,
+                 wanted: Callable[[str], bool]) -> dict[str, Entry]:
+    """The entries of ``model`` whose record id is ``wanted``, by id, in the model's order:
+    read a row at a time (not the whole model)."""
+    common: dict[str, str] = {}
+    return {row[0]: Entry(*_one_of(list(row), common))
+            for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
+                                  "WHERE model = ? ORDER BY seq", (model,)) if wanted(row[0])}
+
+
+def moved_entries(db: sqlite3.Connection, model: int, entries: Mapping[str, Entry]) -> set[str]:
+    """The ids of the records whose entry in ``entries`` is not theirs in ``model``, or that
+    only one of them has: each row compared as it is read (no entry of ``model`` is made)."""
+    moved: set[str] = set()
+    present = 0  # rows of a record ``entries`` has: fewer than it has, some were added
+    for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries WHERE model = ?", (model,)):
+        entry = entries.get(row[0])
+        present += entry is not None
+        if entry is None or _fields(entry) != row:  # (its last, a bool, equals SQLite's 0/1)
+            moved.add(row[0])
+    if present < len(entries):
+        then = {row[0] for row in db.execute(
+            "SELECT record_id FROM model_entries WHERE model = ?", (model,))}
+        moved.update(i for i in entries if i not in then)
+    return moved
+
+
+GroupRow = tuple[GroupKind, str, str, str, tuple[str, ...], int]
+"""A group of a model as :func:`read_groups` gives it: kind, key, label, path, its records'
+ids in order, and how many repositories they are raised in (families only, else 0)."""
+
+
+def read_groups(db: sqlite3.Connection, model: int, entries: Mapping[str, Entry]
+                ) -> tuple[list[GroupRow], dict[str, dict[Any, tuple[str, ...]]]]:
+    """The groups and the related lists of ``model`` as record ids, not entries (none is
+    made); an id ``entries`` has is its key's string (not held twice)."""
+    ids: list[str] = []
+    repos: list[str] = []
+    common: dict[str, str] = {}
+    for record_id, repo in db.execute("SELECT record_id, repo FROM model_entries "
+                                      "WHERE model = ? ORDER BY seq", (model,)):
+        now = entries.get(record_id)
+        ids.append(record_id if now is None else now.record_id)
+        repos.append(common.setdefault(repo, repo))
+    groups = []
+    for kind, key, label, path, members in db.execute(
+            "SELECT kind, key, label, path, members FROM model_groups WHERE model = ? "
+            "ORDER BY kind, seq", (model,)):
+        numbers = list(_unpacked(members))
+        group_kind = GroupKind(kind)
+        count = len({group_key(GroupKind.REPO, repos[n]) for n in numbers}) if (
+            group_kind is GroupKind.FAMILY) else 0
+        groups.append((group_kind, key, label, path, tuple(map(ids.__getitem__, numbers)), count))
+    return groups, _lists(db, model, ids, common)
+
+
+def _lists(db: sqlite3.Connection, model: int, ids: list[str],
+           common: dict[str, str]) -> dict[str, dict[Any, tuple[str, ...]]]:
+    """The related lists of ``model`` by name (:data:`_LISTS`), ``ids`` its entries' ids."""
     lists: dict[str, dict[Any, tuple[str, ...]]] = {name: {} for name in _LISTS}
     for name, a, b, members in db.execute(
             "SELECT list, a, b, members FROM model_links WHERE model = ? ORDER BY list, seq",
             (model,)):
         lists[name][common.setdefault(a, a) if name == "families" else (sys.intern(a), b)] = tuple(
             map(ids.__getitem__, _unpacked(members)))
-    found = (len(entries), sum(map(len, by_kind.values())), sum(map(len, lists.values())))
-    if tuple(counts) != found:
-        raise NotAModel(f"model rows {found}, counted {counts}")
-    by_id = {e.record_id: e for e in entries}
-    return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
+    return lists
 
 
 def _one_of(values: list[Any], common: dict[str, str]) -> list[Any]:

@@ -151,17 +151,64 @@ def plan(lights: Sequence[Light], catalog: Catalog, root_inputs: Iterable[bytes]
     return units
 
 
+@dataclass(frozen=True, slots=True)
+class GroupThen:
+    """What a group showed in an earlier build (:class:`Previous`): not its entries."""
+
+    label: str
+    """Its label then."""
+    path: str
+    """Its first page then."""
+    ids: tuple[str, ...]
+    """Its records' ids then, in its order."""
+    head: str
+    """What every page of it showed of the group then (:func:`group_head`)."""
+
+
+RelatedLists = tuple[Mapping[str, tuple[str, ...]], Mapping[tuple[str, str], tuple[str, ...]],
+                     Mapping[tuple[str, str], tuple[str, ...]]]
+"""The related lists of a model by family, file and category (:class:`Relations`' ``families``,
+``files`` and ``categories``): record ids."""
+
+
 @dataclass(frozen=True)
 class Previous:
     """What an earlier build's page units were made from (the memo's, :mod:`errdocs.catalog.memo`):
-    a page whose inputs are provably those it had then keeps its key, not hashed again."""
+    a page whose inputs are provably those it had then keeps its key, not hashed again. Not
+    the earlier model itself: held beside this build's, it was +290 MB at 310,000 records."""
 
-    catalog: Catalog
-    """The catalogue model then."""
-    lines: dict[str, str]
-    """Each record's line hash then, by id."""
-    units: list[Unit]
-    """The page units then (made from :attr:`catalog` and :attr:`lines`)."""
+    moved: set[str]
+    """Ids of records whose entry changed since (against this build's model), came or went."""
+    groups: dict[GroupKind, dict[str, GroupThen]]
+    """The groups then, by kind and key."""
+    lists: RelatedLists
+    """The related lists then."""
+    redone: set[str]
+    """Ids of this build's records whose line changed since (or that came)."""
+    keys: dict[str, str]
+    """The key each record and listing page had then, by generated-tree path
+    (:func:`page_keys_of` the page units then)."""
+
+    @classmethod
+    def between(cls, then: Catalog, now: Catalog, redone: set[str],
+                keys: dict[str, str]) -> Previous:
+        """What ``then`` (an earlier model, whole) tells against ``now``: what the memo reads
+        from the earlier model's rows instead (:mod:`errdocs.catalog.memo`)."""
+        entries = now.entries
+        moved = {i for i, entry in entries.items() if then.entries.get(i) != entry}
+        moved |= then.entries.keys() - entries.keys()
+        groups = {kind: {key: GroupThen(g.label, g.path, tuple(map(_ID, g.entries)), _head(g))
+                         for key, g in then.groups[kind].items()} for kind in GroupKind}
+        relations = then.relations
+        return cls(moved, groups, (relations.families, relations.files, relations.categories),
+                   redone, keys)
+
+
+def page_keys_of(units: Iterable[Unit]) -> dict[str, str]:
+    """The key of each record and listing page of ``units``, by path (what :class:`Previous`
+    keeps of them)."""
+    return {path: key for unit in units if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
+            for path, key in unit.page_keys}
 
 
 @dataclass(frozen=True)
@@ -173,7 +220,7 @@ class _Known:
     dirty: set[str]
     """Ids of records whose page's inputs may have changed (any other record page's inputs
     are those it had then)."""
-    groups: dict[GroupKind, dict[str, Group]]
+    groups: dict[GroupKind, dict[str, GroupThen]]
     """The groups then."""
     moved: set[str]
     """Ids of records whose entry changed, was added or removed."""
@@ -183,7 +230,7 @@ class _Known:
         label and path, the same records in the same order, none of whose entry changed."""
         old = self.groups[group.kind].get(group.key)
         if old is None or (old.label, old.path) != (group.label, group.path) or (
-                list(map(_ID, old.entries)) != list(map(_ID, group.entries))) or (
+                old.ids != tuple(map(_ID, group.entries))) or (
                 not self.moved.isdisjoint(map(_ID, group.entries))):
             return None
         pages = group_pages(group)
@@ -199,13 +246,13 @@ class _Known:
         page shows the charts of every record: it is kept only with the whole group
         (:meth:`group_keys`)."""
         old = self.groups[group.kind].get(group.key)
-        if old is None or _head(old) != head:
+        if old is None or old.head != head:
             return None
 
         def kept(number: int, rows: Sequence[Entry]) -> str | None:
             path = paging.page_path(group.path, number)
-            was = paging.chunk(old.entries, number)
-            if path in self.keys and list(map(_ID, was)) == list(map(_ID, rows)) and (
+            was = paging.chunk(old.ids, number)
+            if path in self.keys and list(was) == list(map(_ID, rows)) and (
                     self.moved.isdisjoint(map(_ID, rows))):
                 return self.keys[path]
             return None
@@ -221,27 +268,26 @@ def page_units(lights: Sequence[Light], catalog: Catalog, global_key: str,
     """The hub units, then the record units, with their keys: made from every record (each
     page's inputs hashed), so a build keeps them between builds (:mod:`errdocs.catalog.memo`).
     With ``previous``, the pages whose inputs did not change keep their keys then."""
-    known = None if previous is None else _known(lights, catalog, previous)
+    known = None if previous is None else _known(catalog, previous)
     return [*_hub_units(catalog, global_key, known),
             *_record_units(lights, catalog, global_key, known)]
 
 
 def _dirty_lists(dirty: set[str], moved: set[str],
-                 lists: tuple[Mapping[K, tuple[str, ...]], Mapping[K, tuple[str, ...]]],
-                 extra: tuple[Mapping[K, object], Mapping[K, object]]) -> None:
-    """Add to ``dirty`` the records of each list (then and now) that changed, whose
-    companion value (``extra``: where a family's repositories start, a category's files)
-    changed, or that holds a record of ``moved``."""
-    (before, after), (before_extra, after_extra) = lists, extra
+                 lists: tuple[Mapping[K, tuple[str, ...]], Mapping[K, tuple[str, ...]]]) -> None:
+    """Add to ``dirty`` the records of each list (then and now) that changed or that holds a
+    record of ``moved``. What a list's page shows besides its records (where a family's
+    repositories start, a category's files) follows from its records' entries: the same
+    records, none moved, show the same."""
+    before, after = lists
     for key in before.keys() | after.keys():
         was, new = before.get(key, ()), after.get(key, ())
-        if was != new or before_extra.get(key) != after_extra.get(key) or (
-                not moved.isdisjoint(new)):
+        if was != new or not moved.isdisjoint(new):
             dirty.update(was)
             dirty.update(new)
 
 
-def _known(lights: Iterable[Light], catalog: Catalog, previous: Previous) -> _Known:
+def _known(catalog: Catalog, previous: Previous) -> _Known:
     """What :class:`Previous` tells of this build's pages. A record page's inputs
     (:func:`_record_input`) are its line, its entry, the label and path of each group it is
     on and of its family's, and its related lists (:meth:`Catalog.related`), which read only
@@ -249,29 +295,24 @@ def _known(lights: Iterable[Light], catalog: Catalog, previous: Previous) -> _Kn
     So a record is dirty when its line or entry changed, when a group it was or is on changed
     label or path (or came or went), or when one of its lists changed or holds a record whose
     entry changed (or that came or went)."""
-    old, entries = previous.catalog, catalog.entries
     # Listings and related lists show entries, not lines: a record whose line changed and
     # entry did not moves nothing (at 310,000 records, 1% changed reached every large tag's
     # listing when it did: 10 s of listings hashed again to the same keys).
-    moved = {i for i, entry in entries.items() if old.entries.get(i) != entry}  # (the lights')
-    dirty = moved | {x.record.id for x in lights if previous.lines.get(x.record.id) != x.line_hash}
-    moved |= old.entries.keys() - entries.keys()
+    moved = previous.moved
+    dirty = moved | previous.redone
     for kind in GroupKind:
-        before, after = old.groups[kind], catalog.groups[kind]
+        before, after = previous.groups[kind], catalog.groups[kind]
         for key in before.keys() | after.keys():
             was, new = before.get(key), after.get(key)
             if was is None or new is None or (was.label, was.path) != (new.label, new.path):
-                for group in (was, new):
-                    dirty.update(map(_ID, group.entries if group else ()))
-    then, now = old.relations, catalog.relations
-    _dirty_lists(dirty, moved, (then.families, now.families),
-                 (then.family_repos, now.family_repos))
-    _dirty_lists(dirty, moved, (then.files, now.files), ({}, {}))
-    _dirty_lists(dirty, moved, (then.categories, now.categories),
-                 (then.category_files, now.category_files))
-    keys = {path: key for unit in previous.units if unit.kind in (UnitKind.RECORDS, UnitKind.HUB)
-            for path, key in unit.page_keys}
-    return _Known(keys, dirty, old.groups, moved)
+                dirty.update(was.ids if was else ())
+                dirty.update(map(_ID, new.entries if new else ()))
+    now = catalog.relations
+    families, files, categories = previous.lists
+    _dirty_lists(dirty, moved, (families, now.families))
+    _dirty_lists(dirty, moved, (files, now.files))
+    _dirty_lists(dirty, moved, (categories, now.categories))
+    return _Known(previous.keys, dirty, previous.groups, moved)
 
 
 UnitsData = tuple[tuple[str, str, tuple[str, ...], str, tuple[tuple[str, str], ...]], ...]
@@ -400,9 +441,16 @@ def _group_page_keys(group: Group, known: _Known | None = None) -> Iterator[tupl
 
 
 def _head(group: Group) -> str:
-    """What every page of a listing shows of its group (the page count follows from it)."""
-    return repr((group.kind.value, group.key, group.label, group.path, len(group.entries),
-                 group.repo_count if group.kind is GroupKind.FAMILY else 0))
+    return group_head(group.kind, group.key, group.label, group.path, len(group.entries),
+                      group.repo_count if group.kind is GroupKind.FAMILY else 0)
+
+
+def group_head(kind: GroupKind, key: str, label: str, path: str, size: int,
+               repos: int) -> str:
+    """What every page of a listing shows of its group (the page count follows from it):
+    ``repos`` is how many repositories a family's records are raised in (0 for any other
+    kind)."""
+    return repr((kind.value, key, label, path, size, repos))
 
 
 def _rows_input(rows: Iterable[Entry]) -> str:
