@@ -351,9 +351,10 @@ decodes a row once a reader)."""
 
 
 class EarlierModel(Stored[int]):
-    """An earlier build's model, for a refresh: not read whole (held beside this build's, it
-    was +290 MB at 310,000 records), only checked; its value is the number its rows are kept
-    under, what :func:`kept_entries` and :func:`previous_units` query."""
+    """An earlier build's model, for a refresh: not read whole (read and held beside this
+    build's, a refresh's catalogue step ended 187 MB higher at 310,000 records, bench/README
+    Session 37), only checked; its value is the number its rows are kept under, what
+    :func:`kept_entries` and :func:`previous_units` query."""
 
     def write(self, db: sqlite3.Connection, blob: int, value: int) -> Any:
         raise NotImplementedError("an earlier model is read, never written")

@@ -175,7 +175,7 @@ RelatedLists = tuple[Mapping[str, tuple[str, ...]], Mapping[tuple[str, str], tup
 class Previous:
     """What an earlier build's page units were made from (the memo's, :mod:`errdocs.catalog.memo`):
     a page whose inputs are provably those it had then keeps its key, not hashed again. Not
-    the earlier model itself: held beside this build's, it was +290 MB at 310,000 records."""
+    the earlier model itself (:class:`errdocs.catalog.memo.EarlierModel`)."""
 
     moved: set[str]
     """Ids of records whose entry changed since (against this build's model), came or went."""
