@@ -16,10 +16,11 @@ records only in what no light record holds (their solutions, code, the rest of t
 makes the units' keys again, but not the model nor what is made from it alone.
 
 A refresh (another key) makes the model and the units from the rows an earlier build kept when
-they are of one model and of an errdocs of the same render key (:func:`previous_model`, with
+they are of one model and of an errdocs of the same render key (:func:`earlier_model`, with
 the line hashes of :data:`LINES`): the entries of records whose line did not change, and the
 keys of pages whose inputs provably did not change (:class:`errdocs.units.plan.Previous`), are
 taken from them, so its cost follows what changed. What it makes is what a cold build makes.
+The earlier model is queried, never read whole (:func:`kept_entries`, :func:`previous_of`).
 
 The model itself is not bytes but rows of tables of its own (:mod:`errdocs.catalog.rows`: its
 entries, groups and related lists, queryable); its row's bytes only count them
