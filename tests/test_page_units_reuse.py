@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from errdocs.catalog import memo, rows
 from errdocs.catalog.lights import Light, Lights
@@ -22,6 +24,7 @@ from errdocs.catalog.scan import scan
 from errdocs.units import plan
 
 from .conftest import ROOT
+from .helpers import record
 
 sys.path.insert(0, str(ROOT / "bench"))
 import synth
@@ -246,3 +249,40 @@ def test_a_line_changed_past_its_entry_hashes_its_page_alone(
     monkeypatch.setattr(plan, "_group_page_keys", None)  # never called
     assert plan.page_units(after, catalog, "global", previous) == afresh
     assert sorted(hashed) == sorted(_record(lines, n)["id"] for n in range(0, 300, 30))
+
+
+_RECORDS = st.lists(st.tuples(
+    st.sampled_from([f"id-{n}" for n in range(12)]),
+    st.sampled_from(["o/a", "o/b", "p/a"]),
+    st.sampled_from(["Not found: {x}", "Not found: {y}", "Timeout after {n} ms", "Bad value"]),
+    st.lists(st.sampled_from(["io", "IO", "net", "db"]), max_size=3),
+    st.sampled_from([None, "invalid-input", "network"]),
+    st.sampled_from([None, "a.py", "b.py"]),
+    st.sampled_from([None, 1, 2]),
+    st.sampled_from(["First. Second.", "Only one"])), max_size=12)
+"""Records of a dozen ids at most, few messages (families, clashing titles), repositories,
+tags (two spellings of one), categories, files and lines: what the lists and groups join."""
+
+
+def _catalog(rows: list[tuple[Any, ...]]) -> Catalog:
+    records = {row[0]: record(row[0], repo=row[1], slug=row[0], error_message=row[2],
+                              tags=tuple(row[3]), background_tag=row[4], file_path=row[5],
+                              line_number=row[6], documentation=row[7])
+               for row in rows}
+    return build_catalog(records.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(_RECORDS, _RECORDS, st.sets(st.sampled_from([f"id-{n}" for n in range(12)])))
+def test_the_earlier_model_read_from_its_rows_is_the_model_whole(
+        before: list[tuple[Any, ...]], after: list[tuple[Any, ...]], redone: set[str]) -> None:
+    """Whatever two models hold (records moved, added, removed, retitled, regrouped), what
+    the memo reads of the earlier one's rows tells what the earlier model whole tells, and
+    its entries read back are its entries."""
+    then, now = _catalog(before), _catalog(after)
+    db = _written(then)
+    keys = {"x.md": "key"}
+    assert memo.previous_of(db, 7, now, redone, keys) == plan.Previous.between(
+        then, now, redone, keys)
+    assert rows.read_entries(db, 7, lambda i: i not in redone) == {
+        i: e for i, e in then.entries.items() if i not in redone}
