@@ -11,6 +11,7 @@ import marshal
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -263,6 +264,31 @@ def test_lost_model_rows_make_the_model_again(tmp_path: Path, project: Path,
     assert made == {**ALL_ONCE, "catalog": 2}
     build_project(project, data)  # the rows written again are used
     assert made == {**ALL_ONCE, "catalog": 2}
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
+
+
+@pytest.mark.parametrize("table", ["groups", "links"])
+def test_a_refresh_past_damaged_members_makes_its_units_afresh(tmp_path: Path, project: Path,
+                                                              table: str) -> None:
+    """Rows whose counts are right but whose members are not an array of entry numbers: a
+    refresh reads them only to compare (never the earlier model whole), finds them wrong and
+    makes every page's key afresh; its site is a cold build's."""
+    data = _with_relatives(synth.write(12, tmp_path / "data.jsonl", seed=8))
+    build_project(project, data)
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        db.execute(f"UPDATE model_{table} SET members = x'01'")
+    prefix_field(data, 2, "errorMessage", "Refreshed: ")
+    hashed: list[str] = []
+    real = memo.previous_of
+
+    def counted(*args: Any) -> Any:
+        hashed.append("read")
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(memo, "previous_of", counted)
+        build_project(project, data)
+    assert hashed == ["read"]  # (the rows were read, and found wrong)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
 
 
