@@ -71,7 +71,6 @@ from errdocs.units.plan import (
     GroupThen,
     Previous,
     Unit,
-    group_head,
     page_keys_of,
     units_data,
     units_from,
@@ -457,7 +456,7 @@ def previous_units(memo: Memo, earlier: Earlier | None, model: str,
     units = memo.previous(UNITS, _page_keys_from) if earlier else None
     if earlier is None or units is None or units[1][0] != earlier.lines:
         return None
-    keys = units[1][1]
+    keys = _shared_paths(units[1][1], catalog)
     memo.forget_previous()  # (held by the memo, they would not go with the Previous)
     if earlier.model == model:  # the same model (a mkdocs.yml edit; lines changed past entries)
         return Previous.between(catalog, catalog, earlier.redone, keys)
@@ -474,10 +473,24 @@ def previous_of(db: sqlite3.Connection, model: int, catalog: Catalog, redone: se
     group_rows, lists = read_groups(db, model, catalog.entries)
     groups: dict[GroupKind, dict[str, GroupThen]] = {kind: {} for kind in GroupKind}
     for kind, key, label, path, ids, repos in group_rows:
-        groups[kind][key] = GroupThen(label, path, ids,
-                                      group_head(kind, key, label, path, len(ids), repos))
+        now = catalog.groups[kind].get(key)  # its strings, where they are the same
+        if now is not None:
+            key, label, path = now.key, _same(now.label, label), _same(now.path, path)
+        groups[kind][key] = GroupThen(label, path, ids, repos)
     return Previous(moved, groups, (lists["families"], lists["files"], lists["categories"]),
                     redone, keys)
+
+
+def _same(now: str, then: str) -> str:
+    return now if now == then else then
+
+
+def _shared_paths(keys: dict[str, str], catalog: Catalog) -> dict[str, str]:
+    """``keys`` (page keys by path, read from the earlier units) by this model's path strings
+    where it has the same path: the record pages' and the listings' first pages'."""
+    paths = {e.path: e.path for e in catalog.entries.values()}
+    paths.update((g.path, g.path) for kind in GroupKind for g in catalog.groups[kind].values())
+    return {paths.get(path, path): key for path, key in keys.items()}
 
 
 def _page_keys_from(data: Any) -> tuple[str, dict[str, str]]:

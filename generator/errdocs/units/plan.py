@@ -161,8 +161,9 @@ class GroupThen:
     """Its first page then."""
     ids: tuple[str, ...]
     """Its records' ids then, in its order."""
-    head: str
-    """What every page of it showed of the group then (:func:`group_head`)."""
+    repos: int
+    """How many repositories its records were raised in then (a family's; 0 for any other
+    kind): with the rest, what every page of it showed of the group (:func:`group_head`)."""
 
 
 RelatedLists = tuple[Mapping[str, tuple[str, ...]], Mapping[tuple[str, str], tuple[str, ...]],
@@ -197,7 +198,7 @@ class Previous:
         entries = now.entries
         moved = {i for i, entry in entries.items() if then.entries.get(i) != entry}
         moved |= then.entries.keys() - entries.keys()
-        groups = {kind: {key: GroupThen(g.label, g.path, tuple(map(_ID, g.entries)), _head(g))
+        groups = {kind: {key: GroupThen(g.label, g.path, tuple(map(_ID, g.entries)), _repos(g))
                          for key, g in then.groups[kind].items()} for kind in GroupKind}
         relations = then.relations
         return cls(moved, groups, (relations.families, relations.files, relations.categories),
@@ -246,7 +247,8 @@ class _Known:
         page shows the charts of every record: it is kept only with the whole group
         (:meth:`group_keys`)."""
         old = self.groups[group.kind].get(group.key)
-        if old is None or old.head != head:
+        if old is None or group_head(group.kind, group.key, old.label, old.path, len(old.ids),
+                                     old.repos) != head:
             return None
 
         def kept(number: int, rows: Sequence[Entry]) -> str | None:
@@ -442,7 +444,11 @@ def _group_page_keys(group: Group, known: _Known | None = None) -> Iterator[tupl
 
 def _head(group: Group) -> str:
     return group_head(group.kind, group.key, group.label, group.path, len(group.entries),
-                      group.repo_count if group.kind is GroupKind.FAMILY else 0)
+                      _repos(group))
+
+
+def _repos(group: Group) -> int:
+    return group.repo_count if group.kind is GroupKind.FAMILY else 0
 
 
 def group_head(kind: GroupKind, key: str, label: str, path: str, size: int,
