@@ -216,15 +216,13 @@ class Memo:
     def _decoded(self, found: tuple[str, int, list[Any]],
                  decode: Callable[[Any], T] | Stored[T]) -> T | object:
         """What ``found`` decodes to, or :data:`_MISS`."""
+        blob, data = found[1], found[2]
+        if isinstance(decode, Stored):  # (rows of tables of their own: no value is None)
+            value = self.query(lambda db: decode.read(db, blob, data[0]))
+            return _MISS if value is None else value
         try:
             with collector_paused():
-                data = found[2]
-                if not isinstance(decode, Stored):
-                    return decode(data)
-                with Catalogue(self.work, keep=False) as catalogue:
-                    if catalogue.db is None:
-                        return _MISS
-                    return decode.read(catalogue.db, found[1], data[0])
+                return decode(data)
         except (*FAILED, sqlite3.Error):
             return _MISS
 
