@@ -32,7 +32,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
-from errdocs.plugins import bodies
+from errdocs.plugins import bodies, converter
 
 _H1 = re.compile(r"^# .*$", re.MULTILINE)
 
@@ -57,6 +57,7 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
         self.pages = frozenset(self.owned | set(data.get("kept", ())))
         """Every page of the unit: those built now and those whose earlier HTML is kept."""
         self.cache = jinja2.FileSystemBytecodeCache(_folder(data["template_cache"]))
+        converter.start()  # one Markdown converter for the unit's pages
         if data.get("bodies"):  # pages converted before from the same inputs: their body
             bodies.start(Path(data["bodies"]))
         if not self.root:  # 404.html, robots.txt...: once, in the root unit; sitemaps are merged
@@ -101,9 +102,11 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         bodies.stop()
+        converter.stop()
 
     def on_build_error(self, error: Exception) -> None:
         bodies.stop(keep=False)
+        converter.stop()
 
 
 class _UnitFiles(Files):
