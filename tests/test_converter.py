@@ -13,6 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown.extensions.toc import TocExtension
 from mkdocs.config import load_config
+from mkdocs.structure import pages
+from pygments.formatters.html import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.styles import get_all_styles
+from pygments.util import ClassNotFound
+from pymdownx import highlight
 
 from errdocs.plugins import converter
 
@@ -89,7 +95,7 @@ def test_unknown_extensions_and_other_builds_get_a_converter_a_page(unit_build: 
     assert converter.shared(["toc"], {}) is not converter.shared(["toc"], {})
 
 
-def test_the_built_site_is_the_one_a_converter_a_page_gives(
+def test_the_built_site_is_the_one_mkdocs_and_pygments_own_ways_give(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "data.jsonl"
     data.write_bytes(SAMPLE.read_bytes() + HOSTILE.read_bytes())
@@ -104,11 +110,45 @@ def test_the_built_site_is_the_one_a_converter_a_page_gives(
     _, report = build_project(copy_project(tmp_path / "shared"), data)
     shared = site_tree(tmp_path / "shared" / "site")
     converters = len(made)
+    # and the other without any of the module's changes: MkDocs' and Pygments' own ways
+    monkeypatch.setattr(converter, "_install", lambda: None)
     monkeypatch.setattr(converter, "_resets", lambda extension: False)
+    monkeypatch.setattr(pages, "markdown", markdown)
+    monkeypatch.setattr(HtmlFormatter, "_create_stylesheet",
+                        HtmlFormatter._create_stylesheet.__wrapped__)  # type: ignore[attr-defined]
+    monkeypatch.setattr(highlight, "get_lexer_by_name", get_lexer_by_name)
     made.clear()
     build_project(copy_project(tmp_path / "alone"), data)
-    pages = len(made)
+    one_a_page = len(made)
     assert shared == site_tree(tmp_path / "alone" / "site")
     # the shared build made about one converter a unit, the other one a page
-    assert converters <= report.built + 2 < pages, (converters, pages)
+    assert converters <= report.built + 2 < one_a_page, (converters, one_a_page)
     shutil.rmtree(tmp_path / "alone")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(get_all_styles())), st.sampled_from(["", "x-", "hl "]))
+def test_a_kept_stylesheet_is_the_one_pygments_makes(style: str, prefix: str) -> None:
+    converter._install()
+    kept = HtmlFormatter(style=style, classprefix=prefix)
+    again = HtmlFormatter(style=style, classprefix=prefix)
+    fresh = HtmlFormatter(style=style, classprefix=prefix)
+    HtmlFormatter._create_stylesheet.__wrapped__(fresh)  # type: ignore[attr-defined]
+    assert (kept.ttype2class, kept.class2style) == (fresh.ttype2class, fresh.class2style)  # type: ignore[attr-defined]
+    assert (again.ttype2class, again.class2style) == (fresh.ttype2class, fresh.class2style)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.one_of(st.sampled_from(["python", "Python", "PY", "text", "go", "rust", "cpp", "c++",
+                                  "ts", "javascript", "shell", "console", "", "cuda"]),
+                 st.text(max_size=8)))
+def test_a_lexer_found_by_its_kept_class_is_the_one_pygments_finds(name: str) -> None:
+    def found(find: Any) -> tuple[str, object]:
+        try:
+            lexer = find(name, stripnl=False)
+        except ClassNotFound:
+            return ("not found", None)
+        return (type(lexer).__qualname__, lexer.options)
+
+    assert found(converter._lexer_by_name) == found(get_lexer_by_name)
+    assert found(converter._lexer_by_name) == found(get_lexer_by_name)  # the kept class

@@ -48,7 +48,6 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
     """Feeds MkDocs the files of one unit; see the module's docstring."""
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        _share_pygments_stylesheets()
         data = json.loads(Path(self.config.pages).read_text("utf-8"))
         self.docs_dir: str = data["docs_dir"]
         self.owned: set[str] = set(data["owned"])
@@ -156,31 +155,3 @@ def nav_paths(nav: list[Any] | dict[str, Any] | str) -> Iterator[str]:
         for item in nav:
             yield from nav_paths(item)
 
-
-def _share_pygments_stylesheets() -> None:
-    """Compute Pygments' token-to-class table once per style instead of once per code block.
-
-    pymdownx.highlight makes a new HtmlFormatter for every code block, and each one rebuilds
-    the same table from the style (measured: 8% of a unit's build time, 5 blocks a record
-    page). The table depends only on the style and the class prefix, and nothing changes it
-    after it is made, so formatters of one style can share a copy; the HTML is unchanged.
-    """
-    from pygments.formatters.html import HtmlFormatter
-
-    # Pygments' stubs leave out the private names this patches: the class is handled as Any
-    formatter: Any = HtmlFormatter
-    if getattr(formatter, "_errdocs_shared", False):
-        return
-    create = formatter._create_stylesheet
-    tables: dict[tuple[object, str], tuple[dict[Any, str], dict[str, Any]]] = {}
-
-    def shared(self: Any) -> None:
-        key = (self.style, self.classprefix)
-        if key not in tables:
-            create(self)
-            tables[key] = (self.ttype2class, self.class2style)
-        ttype2class, class2style = tables[key]
-        self.ttype2class, self.class2style = dict(ttype2class), dict(class2style)
-
-    formatter._create_stylesheet = shared
-    formatter._errdocs_shared = True
