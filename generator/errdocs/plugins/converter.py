@@ -136,7 +136,7 @@ def _share_stylesheets() -> None:
     tables: dict[tuple[object, str], tuple[dict[Any, str], dict[str, Any]]] = {}
 
     @functools.wraps(create)
-    def shared(self: Any) -> None:
+    def create_once(self: Any) -> None:
         key = (self.style, self.classprefix)
         if key not in tables:
             create(self)
@@ -144,7 +144,7 @@ def _share_stylesheets() -> None:
         ttype2class, class2style = tables[key]
         self.ttype2class, self.class2style = dict(ttype2class), dict(class2style)
 
-    formatter._create_stylesheet = shared
+    formatter._create_stylesheet = create_once
     formatter._errdocs_shared = True
 
 
