@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ def unit_build() -> Iterator[None]:
     converter.stop()
 
 
+@functools.cache  # read once for the Hypothesis examples
 def _project_extensions() -> tuple[list[Any], dict[str, Any]]:
     config = load_config(str(ROOT / "mkdocs.yml"))
     return list(config["markdown_extensions"]) + STATEFUL, dict(config["mdx_configs"])
@@ -123,7 +124,6 @@ def test_the_built_site_is_the_one_mkdocs_and_pygments_own_ways_give(
     assert shared == site_tree(tmp_path / "alone" / "site")
     # the shared build made about one converter a unit, the other one a page
     assert converters <= report.built + 2 < one_a_page, (converters, one_a_page)
-    shutil.rmtree(tmp_path / "alone")
 
 
 @settings(max_examples=40, deadline=None)
