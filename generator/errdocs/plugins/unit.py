@@ -28,11 +28,11 @@ import jinja2
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
-from errdocs.plugins import bodies, converter
+from errdocs.plugins import bodies, converter, held
 
 _H1 = re.compile(r"^# .*$", re.MULTILINE)
 
@@ -96,16 +96,42 @@ class UnitPlugin(BasePlugin[UnitPluginConfig]):
         match = _H1.search(markdown)  # a nav page of another unit: only its title matters
         return match.group(0) if match else ""
 
+    # A page's HTML and Markdown are held compressed (errdocs.plugins.held) once every
+    # plugin's on_page_content has run on it: when the next page starts, or all are converted.
+    converted: Page | None = None
+
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> Page:
+        self._hold_converted()
+        return page
+
+    @event_priority(-100)  # the last to see the content: the page is held after it
+    def on_page_content(self, html: str, page: Page, **kwargs: Any) -> str:
+        self.converted = page
+        return html
+
+    def on_env(self, env: jinja2.Environment, config: MkDocsConfig,
+               files: Files) -> jinja2.Environment:
+        self._hold_converted()
+        return env
+
+    def _hold_converted(self) -> None:
+        if self.converted is not None:
+            held.hold(self.converted)
+            self.converted = None
+
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         return output if page.file.src_uri in self.owned else ""
 
     def on_post_build(self, config: MkDocsConfig) -> None:
         bodies.stop()
         converter.stop()
+        held.forget()
 
     def on_build_error(self, error: Exception) -> None:
         bodies.stop(keep=False)
         converter.stop()
+        held.forget()
+        self.converted = None
 
 
 class _UnitFiles(Files):
