@@ -32,24 +32,24 @@ _classes: dict[type, type] = {}
 """A page class to its holding subclass (MkDocs' ``Page`` or ProperDocs')."""
 
 
+class _Held:
+    """A page attribute kept compressed: set compresses, get reads back."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, page: Any, owner: type | None = None) -> Any:
+        return self if page is None else _read(page, self.name)
+
+    def __set__(self, page: Any, value: str | None) -> None:
+        _write(page, self.name, value)
+
+
 class HeldPage:
     """What a held page's class adds to its own: ``content`` and ``markdown`` compressed."""
 
-    @property
-    def content(self) -> str | None:
-        return _read(self, "content")
-
-    @content.setter
-    def content(self, value: str | None) -> None:
-        _write(self, "content", value)
-
-    @property
-    def markdown(self) -> str | None:
-        return _read(self, "markdown")
-
-    @markdown.setter
-    def markdown(self, value: str | None) -> None:
-        _write(self, "markdown", value)
+    content = _Held()
+    markdown = _Held()
 
 
 def hold(page: Page) -> None:
