@@ -27,7 +27,8 @@ from mkdocs.structure.pages import Page
 _KEPT = 4
 """Texts kept read back (a page's own and a few the template looks at beside it)."""
 _recent: OrderedDict[tuple[int, str], tuple[Page, str]] = OrderedDict()
-"""(page id, attribute) to (the page, its text read back), the most recent last."""
+"""(page id, attribute) to (the page, kept alive so its id stays its own; its text read
+back), the most recent last."""
 _classes: dict[type, type] = {}
 """A page class to its holding subclass (MkDocs' ``Page`` or ProperDocs')."""
 
@@ -76,8 +77,8 @@ def _held_class(cls: type) -> type:
 
 def _read(page: Any, name: str) -> str | None:
     key = (id(page), name)
-    found = _recent.get(key)
-    if found is not None and found[0] is page:
+    found = _recent.get(key)  # its entry holds the page, so no other page has taken its id
+    if found is not None:
         _recent.move_to_end(key)
         return found[1]
     packed = page.__dict__.get("_held_" + name)
