@@ -43,16 +43,20 @@ import errdocs.units.plan as plan
 import errdocs.units.workers as workers
 
 plan.UNIT_SIZE = 16  # many units from the sample's 40 records
-gate, real = Path(os.environ["GATE"]), workers.build_unit
+gate = Path(os.environ["GATE"])
 
-def gated(ctx, unit):
-    if unit.name.startswith("rec-"):  # record units wait until the test opens the gate
-        deadline = time.monotonic() + 300
-        while not gate.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-    return real(ctx, unit)
+def gated(real):
+    def wait(ctx, unit):
+        if unit.name.startswith("rec-"):  # record units wait until the test opens the gate
+            deadline = time.monotonic() + 300
+            while not gate.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return real(ctx, unit)
+    return wait
 
-workers.build_unit = gated
+# A unit built in this process, and one built by a worker.
+workers.build_unit = gated(workers.build_unit)
+workers.stage_unit = gated(workers.stage_unit)
 sys.argv = ["errdocs", *sys.argv[1:]]
 from errdocs.__main__ import main
 main()

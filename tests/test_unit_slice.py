@@ -164,3 +164,32 @@ def test_slices_are_cut_without_a_stat_of_each_page(
     assert [p for p in looked if p.suffix == ".md"] == []
     assert gone.is_file()
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
+
+
+def test_a_worker_drops_its_slice_before_mkdocs_runs(
+        tmp_path: Path, project: Path, small_units: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hub unit's slice holds every entry of its groups (145,000 for one tag at 310,000
+    # records): once the unit's Markdown is written, MkDocs' pages are not piled on it.
+    import gc
+    import os
+
+    from errdocs.catalog.model import Catalog
+
+    seen = tmp_path / "seen.txt"
+    run = unitbuild._run_mkdocs
+
+    def counted(*args: object, **kwargs: object) -> object:
+        alive = sum(isinstance(o, Catalog) for o in gc.get_objects())
+        with open(seen, "a", encoding="utf-8") as out:  # written by the workers
+            out.write(f"{os.getpid()} {alive}\n")
+        return run(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(unitbuild, "_run_mkdocs", counted)  # before the workers fork
+    data = synth.write(60, tmp_path / "data.jsonl", seed=5)
+    build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=2, show_progress=False)
+    runs = [line.split() for line in seen.read_text("utf-8").splitlines()]
+    in_workers = [alive for pid, alive in runs if int(pid) != os.getpid()]
+    assert len(in_workers) >= 4
+    assert set(in_workers) == {"0"}
+    assert not list((project / ".errdocs" / "units").glob(f"*/{workers.SLICE}"))

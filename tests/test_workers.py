@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from errdocs.cli import main
 from errdocs.pages import excerpt, render
 from errdocs.units import workers
-from errdocs.units.build import Context, UnitResult
+from errdocs.units.build import Context, StagedUnit
 from errdocs.units.plan import Unit
 from errdocs.units.workers import Workers
 
@@ -42,7 +42,7 @@ def test_a_worker_compiles_the_templates_and_pygments_patterns_as_it_starts() ->
     assert looked >= 1
 
 
-def _killed(ctx: Context, unit: Unit) -> UnitResult:
+def _killed(ctx: Context, unit: Unit) -> StagedUnit:
     """A unit's build, in a worker the system kills as it starts (out of memory)."""
     os.kill(os.getpid(), signal.SIGKILL)
     raise AssertionError("not reached")
@@ -56,7 +56,7 @@ def test_a_worker_killed_while_it_builds_fails_the_build_and_leaves_the_site(
     config = project / "mkdocs.yml"  # every unit to build again
     config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
                                                         "site_name: errdocs here", 1), "utf-8")
-    monkeypatch.setattr(workers, "build_unit", _killed)  # the workers fork with it
+    monkeypatch.setattr(workers, "stage_unit", _killed)  # the workers fork with it
     outcome: list[Result] = []
     # A pool that waits for the lost unit never returns: the test must not hang with it.
     thread = threading.Thread(target=lambda: outcome.append(CliRunner().invoke(main, args)),

@@ -141,11 +141,51 @@ def built_from(ctx: Context, unit: Unit, searchable: int = 0) -> Built:
 def build_unit(ctx: Context, unit: Unit) -> UnitResult:
     """Build what changed in the unit: render and write those pages, run MkDocs on them alone,
     and take every other page's HTML from the unit's previous output."""
+    return finish_unit(stage_unit(ctx, unit))
+
+
+@dataclass(frozen=True)
+class StagedUnit:
+    """A unit whose Markdown pages are written: what the rest of its build needs, without the
+    context its pages were rendered from. A worker drops its slice of the catalogue then,
+    before MkDocs runs: a hub unit's slice holds every entry of its groups (145,000 entries for
+    one tag at 310,000 records), which MkDocs' pages would otherwise be piled on."""
+
+    unit: Unit
+    """The unit."""
+    folder: Path
+    """Its folder in the work folder."""
+    start: float
+    """When its build started (``time.perf_counter``)."""
+    written: int
+    """Markdown files written (content changed)."""
+    config_file: Path | None = None
+    """Its MkDocs config; None for a data unit (copied, no MkDocs run)."""
+    strict: bool = False
+    """Turn MkDocs warnings into failures."""
+    owned: int = 0
+    """Pages it owns (those MkDocs builds)."""
+    kept: list[str] = field(default_factory=list)
+    """Docs-relative paths of the pages whose HTML is taken from the previous output."""
+    unwritten: set[str] = field(default_factory=set)
+    """Generated-tree paths of the pages not written again (their records' companions are
+    linked from the previous output)."""
+    companions: dict[str, str] = field(default_factory=dict)
+    """The companions of the records whose page was written (site path to text)."""
+    row: Built | None = None
+    """What its output was built from when this build started (:func:`previous`)."""
+    before: list[str] | None = None
+    """The files of that output, when it can be patched in place."""
+
+
+def stage_unit(ctx: Context, unit: Unit) -> StagedUnit:
+    """The first part of :func:`build_unit`: write the unit's Markdown pages that changed
+    and its MkDocs config (a data unit: copy its files)."""
     start = time.perf_counter()
     folder = unit_dir(ctx.work_dir, unit.name)
     if unit.kind is UnitKind.DATA:
         _copy_data(ctx, unit, folder)
-        return UnitResult(unit.name, 0, 0, time.perf_counter() - start)
+        return StagedUnit(unit, folder, start, 0)
     keys = dict(unit.page_keys)
     todo = to_render(ctx, unit)
     fresh = _to_write(ctx, unit, todo)
@@ -163,26 +203,34 @@ def build_unit(ctx: Context, unit: Unit) -> UnitResult:
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))
     kept = [f"{sub}/{p}" for p in sorted(reused)]
     config_file = _write_config(ctx, unit, folder, owned, stubs, kept)
-    # Not held while MkDocs runs: a hub unit links to ~160,000 pages at 310,000 records
-    # (19 MB of paths; the unit plugin reads its own copy from the config).
-    del stubs
     row = previous(ctx, unit) if unit.kind is not UnitKind.ROOT else None
-    before = _output_files(folder, row)
-    config = _run_mkdocs(config_file, unit, strict=ctx.strict)
-    others = _companion_files(ctx, unit, {p for p in keys if p not in fresh}) if (
-        unit.kind is UnitKind.RECORDS) else []
-    if row is not None and before is not None:  # only what changed goes into the output
-        _write_companions(folder, companions, [])
-        _keep_sitemap(folder, config, kept, folder / "site" / SITEMAP)
-        after = {page_address(p, config.use_directory_urls)[0] for p in kept} | set(others)
-        _patch(folder, unit.key, row.key, before, after)
-    else:
-        _reuse_outputs(folder, config, kept)
-        if unit.kind is UnitKind.RECORDS:
-            _write_companions(folder, companions, others)
-        record_files(folder, unit.key, folder / "site.new")
-        finish(folder)
-    return UnitResult(unit.name, len(owned), written, time.perf_counter() - start)
+    return StagedUnit(unit, folder, start, written, config_file, ctx.strict, len(owned), kept,
+                      {p for p in keys if p not in fresh}, companions, row,
+                      _output_files(folder, row))
+
+
+def finish_unit(staged: StagedUnit) -> UnitResult:
+    """The rest of :func:`build_unit`: run MkDocs on the pages :func:`stage_unit` wrote, and
+    take every other page's HTML from the unit's previous output."""
+    unit, folder, row, before = staged.unit, staged.folder, staged.row, staged.before
+    if staged.config_file is not None:
+        config = _run_mkdocs(staged.config_file, unit, strict=staged.strict)
+        others = _companion_files(unit, staged.unwritten) if (
+            unit.kind is UnitKind.RECORDS) else []
+        if row is not None and before is not None:  # only what changed goes into the output
+            _write_companions(folder, staged.companions, [])
+            _keep_sitemap(folder, config, staged.kept, folder / "site" / SITEMAP)
+            after = {page_address(p, config.use_directory_urls)[0]
+                     for p in staged.kept} | set(others)
+            _patch(folder, unit.key, row.key, before, after)
+        else:
+            _reuse_outputs(folder, config, staged.kept)
+            if unit.kind is UnitKind.RECORDS:
+                _write_companions(folder, staged.companions, others)
+            record_files(folder, unit.key, folder / "site.new")
+            finish(folder)
+    return UnitResult(unit.name, staged.owned, staged.written,
+                      time.perf_counter() - staged.start)
 
 
 def _output_files(folder: Path, row: Built | None) -> list[str] | None:
@@ -486,7 +534,7 @@ def _companions(record: Record, page: str, addresses: Addresses) -> dict[str, st
     return {file.path: file.content for file in record_companions(record, page, addresses)}
 
 
-def _companion_files(ctx: Context, unit: Unit, reused: set[str]) -> list[str]:
+def _companion_files(unit: Unit, reused: set[str]) -> list[str]:
     """The site paths of the companions of the records whose page was reused."""
     return [path for i, page in member_pages(unit) if page in reused
             for path in (id_file(i), api_record_file(i))]

@@ -3,10 +3,11 @@
 Workers that inherit the parent's heap (every light record, the catalogue) copy much of it:
 CPython's reference counting writes to every object a worker touches, so memory grew with N
 rather than with a unit. Here the pool is forked when the build starts, while this process
-holds only its code; each task then carries one unit and only the slice of the catalogue its
-pages need (:func:`unitbuild.for_unit`), pickled. Forking (rather than a fork server or fresh
-interpreters) keeps the workers' environment, working folder and imported code those of this
-process. One worker (``jobs=1``) runs in-process.
+holds only its code; each task then carries one unit, and the slice of the catalogue its pages
+need (:func:`errdocs.units.build.for_unit`) is pickled into a file in the unit's folder, which
+the worker takes and drops once the unit's pages are written. Forking (rather than a fork
+server or fresh interpreters) keeps the workers' environment, working folder and imported code
+those of this process. One worker (``jobs=1``) runs in-process.
 
 A worker dies with the build: on Linux it asks for SIGKILL when its parent goes
 (``PR_SET_PDEATHSIG``), so a build killed with SIGKILL leaves no worker writing into the files
@@ -22,18 +23,29 @@ import ctypes
 import itertools
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
 from errdocs.errors import BuildFailed
 from errdocs.pages.render import warm
-from errdocs.units.build import Context, UnitResult, build_unit, for_unit
+from errdocs.pages.write import TEMPORARY
+from errdocs.units.build import (
+    Context,
+    UnitResult,
+    build_unit,
+    finish_unit,
+    for_unit,
+    stage_unit,
+    unit_dir,
+)
 from errdocs.units.plan import Unit, UnitKind
 
 T = TypeVar("T")
@@ -99,15 +111,20 @@ class Workers:
         # A unit's slice is made as a worker is about to need it: only a few exist at a
         # time (one a worker and one queued each), not one a unit.
         queue: Iterator[Unit] = iter(ordered)
-        running = {pool.submit(_work, for_unit(ctx, unit))
-                   for unit in itertools.islice(queue, 2 * self._jobs)}
-        while running:
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                done(self._result(future))
-                following = next(queue, None)
-                if following is not None:
-                    running.add(pool.submit(_work, for_unit(ctx, following)))
+        spilled: list[Path] = []
+        try:
+            running = {pool.submit(_work, _spill(ctx, unit, spilled))
+                       for unit in itertools.islice(queue, 2 * self._jobs)}
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    done(self._result(future))
+                    following = next(queue, None)
+                    if following is not None:
+                        running.add(pool.submit(_work, _spill(ctx, following, spilled)))
+        finally:  # a failed build's queued slices (the next build's clean-up would too)
+            for path in spilled:
+                path.unlink(missing_ok=True)
 
     def _result(self, future: Future[T]) -> T:
         """What a task gave (raising what it raised), or :class:`WorkerDied`."""
@@ -138,8 +155,36 @@ class Workers:
         return f"exit code {code}"
 
 
-def _work(task: tuple[Context, Unit]) -> UnitResult:
-    return build_unit(*task)
+SLICE = f"{TEMPORARY}slice"
+"""The file in a unit's folder that hands a worker the unit's slice of the context."""
+
+
+def _spill(ctx: Context, unit: Unit, spilled: list[Path]) -> Path:
+    """Write ``unit``'s slice of ``ctx`` (:func:`for_unit`) for a worker to take (its path
+    added to ``spilled``). A file, not the task's arguments: the pool keeps a task's arguments
+    for as long as it runs, and this pickles a hub unit's slice (every entry of its groups) a
+    part at a time rather than into one string in this process."""
+    folder = unit_dir(ctx.work_dir, unit.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / SLICE
+    spilled.append(path)
+    with open(path, "wb") as file:
+        pickle.dump(for_unit(ctx, unit), file, pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def _work(path: Path) -> UnitResult:
+    # The slice is this call's alone: dropped once the unit's pages are written, before
+    # MkDocs runs (see StagedUnit).
+    return finish_unit(stage_unit(*_taken(path)))
+
+
+def _taken(path: Path) -> tuple[Context, Unit]:
+    """The slice :func:`_spill` wrote, its file removed."""
+    with open(path, "rb") as file:
+        path.unlink()
+        task: tuple[Context, Unit] = pickle.load(file)
+    return task
 
 
 def _start(parent: int) -> None:
