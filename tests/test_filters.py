@@ -106,13 +106,13 @@ def test_listing_pages_carry_the_filter_box_and_families_do_not() -> None:
     catalog = build_catalog(records)
     for kind in (GroupKind.REPO, GroupKind.TAG, GroupKind.CATEGORY):
         for group in catalog.groups[kind].values():
-            page = render_group(group)[0].content
+            page = next(render_group(group)).content
             key = facets.group_filter(group)
             marker = f'<div class="errdocs-filter" data-errdocs-filter="{key}" hidden></div>'
             assert marker in page
             assert page.index(marker) < page.index('<div class="errdocs-rows"')
     for group in catalog.groups[GroupKind.FAMILY].values():
-        assert "errdocs-filter" not in render_group(group)[0].content
+        assert "errdocs-filter" not in next(render_group(group)).content
     assert 'data-errdocs-filter="all" hidden' in render_home(catalog).content
 
 
@@ -254,7 +254,7 @@ def test_long_values_are_cut_in_rows_and_still_filter_exactly() -> None:
         assert all(len(value) <= ROW_VALUE_CHARS + 1 for value in row[4:]), row[4][:40]
     assert max(len(f.content.encode()) for f in files) < 20_000
     group = catalog.group_of(GroupKind.REPO, "o/r0")
-    page = render_group(group)[0].content
+    page = next(render_group(group)).content
     assert long not in page and "Ü" * ROW_VALUE_CHARS + "…" in page
     summary = _data(files, f"g/{facets.group_filter(group)}.js")
     offered = {v[0] for _name, values, _hidden in summary["facets"] for v in values}

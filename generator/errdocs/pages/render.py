@@ -127,18 +127,18 @@ def render_record(record: Record, catalog: Catalog) -> Page:
     return Page(entry.path, environment().get_template("record.md.j2").render(context))
 
 
-def render_group(group: Group) -> list[Page]:
-    """The index pages of one tag, category or repository (several when it is long)."""
+def render_group(group: Group) -> Iterator[Page]:
+    """The index pages of one tag, category or repository (several when it is long), made
+    one at a time: a unit writes each before the next is made (the largest hub unit's 3,215
+    pages at 310,000 records hold 75.8 MB of Markdown as UTF-8, ~twice that as text)."""
     template = environment().get_template(f"{group.kind.value}.md.j2")
-    pages = []
     charts = group_charts(group)
     for path, rows, links in _paginate(group.path, group.entries):
-        pages.append(Page(path, template.render(
+        yield Page(path, template.render(
             group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
             meta=group_meta(group), show_repo=group.kind is not GroupKind.REPO,
             filter=facets.group_filter(group),
-            charts=charts if path == group.path else Markup(""))))
-    return pages
+            charts=charts if path == group.path else Markup("")))
 
 
 CHARTED = (GroupKind.REPO, GroupKind.CATEGORY)
