@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from click.testing import CliRunner, Result
 
 from errdocs.cli import main
 from errdocs.pages import excerpt, render
-from errdocs.units import workers
+from errdocs.units import build as unitbuild
+from errdocs.units import plan, workers
 from errdocs.units.build import Context, StagedUnit
 from errdocs.units.plan import Unit
 from errdocs.units.workers import Workers
@@ -72,3 +74,30 @@ def test_a_worker_killed_while_it_builds_fails_the_build_and_leaves_the_site(
     monkeypatch.undo()
     assert CliRunner().invoke(main, args).exit_code == 0
     assert "errdocs here" in (project / "site" / "index.html").read_text("utf-8")
+
+
+_LEFT: list[bytes] = []
+"""What each unit's MkDocs run leaves behind in its process (see the test below)."""
+
+
+def test_what_a_unit_leaves_in_memory_goes_with_it(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long-lived worker kept the high-water mark of every unit it built (330 MB after
+    # twenty hub units at 310,000 records): each unit now runs in a child of its worker.
+    seen = tmp_path / "seen.txt"
+    run = unitbuild._run_mkdocs
+
+    def leaving(*args: object, **kwargs: object) -> object:
+        with open(seen, "a", encoding="utf-8") as out:
+            out.write(f"{os.getppid()} {len(_LEFT)}\n")
+        _LEFT.append(b"x" * 1_000_000)
+        return run(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(unitbuild, "_run_mkdocs", leaving)  # before the workers fork
+    monkeypatch.setattr(plan, "UNIT_SIZE", 8)  # more units than workers
+    args = ["build", str(SAMPLE), "-f", str(project / "mkdocs.yml"), "-j", "2"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    runs = [line.split() for line in seen.read_text("utf-8").splitlines()]
+    by_worker = Counter(parent for parent, _left in runs)
+    assert len(runs) >= 6 and max(by_worker.values()) >= 3  # workers built several units
+    assert {left for _parent, left in runs} == {"0"}
