@@ -4,8 +4,10 @@ Workers that inherit the parent's heap (every light record, the catalogue) copy 
 CPython's reference counting writes to every object a worker touches, so memory grew with N
 rather than with a unit. Here the pool is forked when the build starts, while this process
 holds only its code; each task then carries one unit, and the slice of the catalogue its pages
-need (:func:`errdocs.units.build.for_unit`) is pickled into a file in the unit's folder, which
-the worker takes and drops once the unit's pages are written. Forking (rather than a fork
+need (:func:`errdocs.units.build.for_unit`) is pickled into a file in the unit's folder. The
+worker builds the unit in a child process of its own (:func:`_forked`), which takes the slice,
+drops it once the unit's pages are written, and takes what the unit allocated with it when it
+ends. Forking (rather than a fork
 server or fresh interpreters) keeps the workers' environment, working folder and imported code
 those of this process. One worker (``jobs=1``) runs in-process.
 
@@ -220,7 +222,8 @@ def _forked(function: Callable[..., object], *args: object) -> bytes:
     if os.WIFSIGNALED(status):
         os.kill(parent, os.WTERMSIG(status))
     if not sent:
-        raise WorkerDied(f"a unit's process ended (exit code {os.waitstatus_to_exitcode(status)})")
+        code = os.waitstatus_to_exitcode(status)
+        raise WorkerDied(f"a worker's child process ended without a result (exit code {code})")
     return sent
 
 
