@@ -4,8 +4,11 @@ only (issue 17: the whole unit's were ~1 MB a unit, pickled by the one feeder th
 from __future__ import annotations
 
 import json
+import pickle
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import pytest
 
@@ -24,6 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -47,13 +51,42 @@ def _change(data: Path, *at: int) -> set[str]:
     return ids
 
 
-def _sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Context, Unit]]:
+class _Recorded(Generic[T]):
+    """What the build recorded in whichever process it ran (the slices are cut where the plan
+    is made: with workers, in a child process of the build's), pickled to ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def add(self, item: T) -> None:
+        with open(self.path, "ab") as file:
+            pickle.dump(item, file)
+
+    def __iter__(self) -> Iterator[T]:
+        if not self.path.is_file():
+            return
+        with open(self.path, "rb") as file:
+            while True:
+                try:
+                    yield pickle.load(file)
+                except EOFError:
+                    return
+
+    def __len__(self) -> int:
+        return sum(1 for _item in self)
+
+    def clear(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _sent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> _Recorded[tuple[Context, Unit]]:
     """The (context, unit) slices the build sends to its workers."""
-    sent: list[tuple[Context, Unit]] = []
+    sent: _Recorded[tuple[Context, Unit]] = _Recorded(tmp_path / "sent.pickle")
 
     def spy(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
-        sent.append(unitbuild.for_unit(ctx, unit))
-        return sent[-1]
+        cut = unitbuild.for_unit(ctx, unit)
+        sent.add(cut)
+        return cut
 
     monkeypatch.setattr(workers, "for_unit", spy)
     return sent
@@ -66,7 +99,7 @@ def test_a_refresh_sends_the_related_lists_of_the_changed_pages_only(
     settings = load_settings(project / "mkdocs.yml")
     build_sharded(settings, [data], jobs=2, show_progress=False)
     changed = _change(data, 5, 30, 55)
-    sent = _sent(monkeypatch)
+    sent = _sent(monkeypatch, tmp_path)
     build_sharded(settings, [data], jobs=2, show_progress=False)
     records = [(ctx, unit) for ctx, unit in sent if unit.kind is UnitKind.RECORDS]
     assert len(records) >= 2 and changed <= {i for _c, u in records for i in u.members}
@@ -86,7 +119,7 @@ def test_a_refresh_sends_the_related_lists_of_the_changed_pages_only(
 
 
 def _a_unit_sent(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[
-        Path, Settings, list[tuple[Context, Unit]], Context, Unit, str]:
+        Path, Settings, _Recorded[tuple[Context, Unit]], Context, Unit, str]:
     """A project built, three records changed and built again: the data, the settings, the
     slices that build sent (recorded from then on), the first record unit's slice and a
     member of it that did not change."""
@@ -94,7 +127,7 @@ def _a_unit_sent(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch)
     settings = load_settings(project / "mkdocs.yml")
     build_sharded(settings, [data], jobs=2, show_progress=False)
     changed = _change(data, 5, 30, 55)
-    sent = _sent(monkeypatch)
+    sent = _sent(monkeypatch, tmp_path)
     build_sharded(settings, [data], jobs=2, show_progress=False)  # to learn the units' members
     ctx, unit = next((c, u) for c, u in sent if u.kind is UnitKind.RECORDS)
     return data, settings, sent, ctx, unit, next(i for i in unit.members if i not in changed)
@@ -143,14 +176,14 @@ def test_slices_are_cut_without_a_stat_of_each_page(
                 if p.stem not in {"index", "404"} and "/repos/" not in p.as_posix()
                 and not any(i in p.read_text("utf-8") for i in changed))
     gone.unlink()
-    looked: list[Path] = []
+    looked: _Recorded[str] = _Recorded(tmp_path / "looked.pickle")
     real = Path.stat
 
     def counted(self: Path, **kwargs: bool) -> object:
-        looked.append(self)
+        looked.add(self.suffix)
         return real(self, **kwargs)
 
-    sent = _sent(monkeypatch)
+    sent = _sent(monkeypatch, tmp_path)
     cut = workers.for_unit
 
     def spied(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
@@ -161,7 +194,7 @@ def test_slices_are_cut_without_a_stat_of_each_page(
     monkeypatch.setattr(workers, "for_unit", spied)
     build_sharded(settings, [data], jobs=2, show_progress=False)
     assert len(sent) >= 2
-    assert [p for p in looked if p.suffix == ".md"] == []
+    assert [suffix for suffix in looked if suffix == ".md"] == []
     assert gone.is_file()
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")
 
@@ -196,3 +229,51 @@ def test_a_worker_drops_its_slice_before_mkdocs_runs(
     assert len(in_workers) >= 4
     assert set(in_workers) == {"0"}
     assert not list((project / ".errdocs" / "units").glob(f"*/{workers.SLICE}"))
+
+
+@pytest.mark.parametrize("jobs", [2, 1])
+def test_the_build_process_holds_no_catalogue_while_units_build(
+        tmp_path: Path, project: Path, small_units: None, monkeypatch: pytest.MonkeyPatch,
+        jobs: int) -> None:
+    # With workers, the plan is made in a child process that ends before the units build:
+    # what it made (the catalogue, the records' light copies: ~900 MB at 310,000 records,
+    # fragmented once freed) goes with it, and the build process holds none of it while the
+    # units build or the site is merged. The site is the one a plan made in this process
+    # gives (one job: the units build here, from the catalogue, dropped for the merge).
+    import gc
+
+    from errdocs import build as sharded
+    from errdocs.catalog.lights import Lights
+    from errdocs.catalog.model import Catalog
+
+    inherited = {id(o) for o in gc.get_objects() if isinstance(o, Catalog | Lights)}
+    held: list[tuple[str, int]] = []
+
+    def alive(step: str) -> None:
+        gc.unfreeze()  # (the build leaves what it holds out of the collections: not listed)
+        held.append((step, sum(
+            id(o) not in inherited and (isinstance(o, Lights) or (
+                isinstance(o, Catalog) and bool(o.entries))) for o in gc.get_objects())))
+
+    keep_row, merge = sharded.keep_row, sharded.merge
+
+    def kept(*args: object) -> None:
+        alive("units")
+        keep_row(*args)  # type: ignore[arg-type]
+
+    def merged(*args: object) -> None:
+        alive("merge")
+        merge(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sharded, "keep_row", kept)
+    monkeypatch.setattr(sharded, "merge", merged)
+    data = synth.write(60, tmp_path / "data.jsonl", seed=5)
+    report = build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=jobs,
+                           show_progress=False)
+    assert report.built >= 6
+    assert {step for step, _count in held} == {"units", "merge"}
+    assert [count for step, count in held if jobs > 1 or step == "merge"] == [0] * (
+        len(held) if jobs > 1 else 1)
+    work = project / ".errdocs"
+    assert not [p.name for p in work.rglob(".tmp-*")]
+    assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")

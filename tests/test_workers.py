@@ -76,6 +76,37 @@ def test_a_worker_killed_while_it_builds_fails_the_build_and_leaves_the_site(
     assert "errdocs here" in (project / "site" / "index.html").read_text("utf-8")
 
 
+def test_the_process_preparing_the_build_killed_fails_it_and_leaves_the_site(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # With workers, the plan is made in a child process of the build (errdocs.units.child):
+    # killed (out of memory), the build says so in one line and the site stays.
+    from errdocs import build as sharded
+
+    args = ["build", str(SAMPLE), "-f", str(project / "mkdocs.yml"), "-j", "2"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    site = site_tree(project / "site")
+    config = project / "mkdocs.yml"  # every unit to build again
+    config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
+                                                        "site_name: errdocs here", 1), "utf-8")
+    monkeypatch.setattr(sharded, "_carry_dates",  # as the plan is made
+                        lambda *_args: os.kill(os.getpid(), signal.SIGKILL))
+    outcome: list[Result] = []
+    thread = threading.Thread(target=lambda: outcome.append(CliRunner().invoke(main, args)),
+                              daemon=True)
+    thread.start()
+    thread.join(300)
+    assert outcome, "the build waited for the dead process"
+    assert outcome[0].exit_code == 1
+    assert outcome[0].output.splitlines()[-1] == (
+        "Error: the process preparing the build ended (killed by SIGKILL); if the system ran "
+        "out of memory, build with fewer jobs (-j 1); the previous site was left as it was")
+    assert site_tree(project / "site") == site
+    monkeypatch.undo()
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert "errdocs here" in (project / "site" / "index.html").read_text("utf-8")
+    assert not list((project / ".errdocs").rglob(".tmp-*"))
+
+
 _LEFT: list[bytes] = []
 """What each unit's MkDocs run leaves behind in its process (see the test below)."""
 

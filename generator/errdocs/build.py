@@ -8,16 +8,26 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import re
 import shutil
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
-from errdocs.catalog.history import DEFAULT_KEEP, History, Snapshot, dataset_version
+from errdocs.catalog.history import (
+    DEFAULT_KEEP,
+    History,
+    HistoryError,
+    RecordedHistory,
+    Snapshot,
+    dataset_version,
+    recorded,
+)
 from errdocs.catalog.lights import Lights
 from errdocs.catalog.memo import (
     CATALOG,
@@ -46,7 +56,7 @@ from errdocs.catalog.memo import (
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import scan
 from errdocs.collector import give_back, objects_spared, spare_existing
-from errdocs.errors import ErrdocsError, InputError, naming, os_failure
+from errdocs.errors import ErrdocsError, InputError, naming, os_failure, sqlite_failure
 from errdocs.pages.changes import (
     CHANGES_INDEX,
     FEED_FILE,
@@ -102,6 +112,7 @@ from errdocs.units.build import (
     unit_markdown,
     unit_pages,
 )
+from errdocs.units.child import Asking, in_child
 from errdocs.units.plan import (
     ROOT,
     FileKey,
@@ -127,7 +138,7 @@ from errdocs.units.state import Built, adopt, current, hand_off
 from errdocs.units.state import forget as forget_rows
 from errdocs.units.state import keep as keep_row
 from errdocs.units.state import read as read_rows
-from errdocs.units.workers import Workers
+from errdocs.units.workers import Workers, spill, taken_row, write_row
 
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
@@ -304,60 +315,164 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
     sources key as the build started, to write the row with once the site is in place (None:
     this build may not write one)."""
     work = settings.work_dir
-    with History(site_folder(work, settings.site_dir), keep_versions,
-                 reset=reset_history) as past, objects_spared():
-        prepared = _prepare(settings, paths, strict, full_text, past, walk, choose)
-        give_back()  # what the preparation dropped: this process waits while units build
-        # Started now the scan has read the inputs; waited for as the row is written.
-        as_read = settled.bytes_as_read(work, settle[1]) if settle else lambda: False
-        units = prepared.units
-        # Slices leave the units made from the history to the merge (from_history).
-        chosen = [u for i, u in enumerate(units) if selection is None
-                  or (i in selection and not from_history(u))]
-        pending = journal.read(work)
-        look.put_right()  # before the units' rows are read
-        ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
-                               if merge_only else chosen, pending, prepared.absent,
-                               prepared.edited)
-        todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it decodes its row
-                if u.kind in _WRITTEN}
-        announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
-                 + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
-                 len(dirty), len(units), enabled=show_progress)
-        _carry_dates(settings, prepared, dirty)
-        pending = journal.record(work, pending, (  # before any unit writes a page
-            (page, key) for unit in dirty if unit.name in todo
-            for page, key in unit.page_keys if page in todo[unit.name]))
-        del todo  # (every page of a cold build: not held while the units build)
-        _invalidate(work, dirty, units)
-        ready = _watching(work, watch, units, chosen, dirty)
-        # The merge's first step, the spare tree's folder stats, needs nothing the units
-        # make: it runs while they build (the main process only waits for them then).
-        with read_ahead(work, settings.site_dir, selection is None) as ahead:
-            results = _build(ctx, dirty, workers, show_progress, ready)
-            removed, searchable = 0, None
-            if selection is None:
-                removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
-            journal.settle(work, pending, None if selection is None else chosen)
-            if selection is None:
-                if not full_text:  # (the search pieces read them: built in _assemble)
-                    del ctx  # the merge reads neither the records nor the catalogue
-                    prepared = _records_dropped(prepared)
-                searchable, merged = _assemble(settings, prepared, show_progress, full_text,
-                                               ahead)
-        notes = look.notes()
+    plan = partial(_plan, settings, paths, strict, selection, merge_only, show_progress,
+                   full_text, choose)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(objects_spared())
+        # With workers to build the units, the plan is made in a child process that ends
+        # before they start: what it held goes with it (the catalogue and the records, ~900
+        # MB at 310,000 records). The search pieces of the full text read the catalogue.
+        if jobs > 1 and not full_text and not merge_only:
+            plan_made = partial(_planned_in_child, plan, settings, keep_versions,
+                                reset_history, walk, look)
+            keep = partial(_keep_recorded, settings, keep_versions, reset_history)
+        else:
+            past = stack.enter_context(History(site_folder(work, settings.site_dir),
+                                               keep_versions, reset=reset_history))
+            plan_made = partial(plan, past, walk.take, look.put_right)
+            keep = partial(_keep_history, past)
+        # (Made there, the plan is held by nothing here: the merge drops what it holds.)
+        return _units_and_site(settings, paths, plan_made, selection, show_progress,
+                               full_text, watch, workers, look, settle, keep)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What a build goes on with once the plan is made (:func:`_plan`)."""
+
+    prepared: _Prepared
+    """The preparation."""
+    ctx: Context
+    """What the units build from (the rows as the build found them)."""
+    chosen: list[Unit]
+    """The units of this build (of its slice, with ``--shard``)."""
+    dirty: list[Unit]
+    """Those to build."""
+    pending: journal.Journal
+    """The pages the units to build may write (:mod:`errdocs.site.journal`)."""
+    elsewhere: Path | None = None
+    """A plan made in a child process (:func:`_planned_elsewhere`): the work folder's file of
+    what its history update saw (:func:`_keep_recorded`); each unit to build has its slice
+    and its row in its folder. None: made here (the context holds the catalogue)."""
+
+
+def _plan(settings: Settings, paths: list[Path], strict: bool, selection: Slice | None,
+          merge_only: bool, show_progress: bool, full_text: bool, choose: Chooser | None,
+          past: History, docs: Callable[[], _Docs], put_right: Callable[[], object]
+          ) -> _Planned:
+    """Prepare (:func:`_prepare`), find the units to build and list the pages they may
+    write in the journal. ``docs``: the docs folder's walk; ``put_right``: undo what was
+    written into the live site's files (before the units' rows are read)."""
+    work = settings.work_dir
+    prepared = _prepare(settings, paths, strict, full_text, past, docs, choose)
+    give_back()  # what the preparation dropped: this process waits while units build
+    units = prepared.units
+    # Slices leave the units made from the history to the merge (from_history).
+    chosen = [u for i, u in enumerate(units) if selection is None
+              or (i in selection and not from_history(u))]
+    pending = journal.read(work)
+    put_right()
+    ctx, dirty = _to_build(prepared.ctx, [u for u in units if from_history(u)]
+                           if merge_only else chosen, pending, prepared.absent,
+                           prepared.edited)
+    todo = {u.name: to_render(ctx, u) for u in dirty  # once a unit: it decodes its row
+            if u.kind in _WRITTEN}
+    announce(changed_records(ctx, dirty), sum(len(t) for t in todo.values())
+             + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
+             len(dirty), len(units), enabled=show_progress)
+    _carry_dates(settings, prepared, dirty)
+    pending = journal.record(work, pending, (  # before any unit writes a page
+        (page, key) for unit in dirty if unit.name in todo
+        for page, key in unit.page_keys if page in todo[unit.name]))
+    del todo  # (every page of a cold build: not held while the units build)
+    _invalidate(work, dirty, units)
+    return _Planned(prepared, ctx, chosen, dirty, pending)
+
+
+PLAN = f"{TEMPORARY}plan"
+"""The work folder's file a child process hands its plan in (:func:`_planned_elsewhere`)."""
+SEEN = f"{TEMPORARY}seen"
+"""The work folder's file of what its history update saw (:func:`_keep_recorded`)."""
+
+
+_Plan = Callable[[History, Callable[[], "_Docs"], Callable[[], object]], _Planned]
+""":func:`_plan` with all but its last three arguments given."""
+
+
+def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_versions: int,
+                       reset_history: bool) -> Path:
+    """In the child of :func:`in_child`: :func:`_plan`, then each unit's slice and row in its
+    folder, and the plan without the catalogue and records in the work folder's
+    :data:`PLAN` file; its path. The walk and the look are the build process's."""
+    work = settings.work_dir
+    with RecordedHistory(site_folder(work, settings.site_dir), keep_versions,
+                         reset=reset_history, to=work / SEEN) as past:
+        planned = plan(past, lambda: asking("docs"), lambda: asking("put_right"))
+    for unit in planned.dirty:
+        spill(planned.ctx, unit)
+        write_row(planned.ctx, unit, built_from(planned.ctx, unit))
+    bare = _records_dropped(planned.prepared)
+    kept = replace(planned, prepared=bare, elsewhere=work / SEEN,
+                   ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
+    with open(work / PLAN, "wb") as file:
+        pickle.dump(kept, file, pickle.HIGHEST_PROTOCOL)
+    return work / PLAN
+
+
+def _planned_in_child(plan: _Plan, settings: Settings, keep_versions: int,
+                      reset_history: bool, walk: _Walk, look: edits.Looking) -> _Planned:
+    """The plan made in a child process (:func:`_planned_elsewhere`), which asks this one
+    for the walk of the docs folder and to put right the site's files written into."""
+    look.threads_done()
+    path = in_child(_planned_elsewhere, (plan, settings, keep_versions, reset_history),
+                    {"docs": walk.take, "put_right": look.put_right})
+    with open(path, "rb") as file:
+        path.unlink()
+        return cast(_Planned, pickle.load(file))
+
+
+def _units_and_site(settings: Settings, paths: list[Path], plan_made: Callable[[], _Planned],
+                    selection: Slice | None, show_progress: bool, full_text: bool,
+                    watch: UnitWatch | None, workers: Workers, look: edits.Looking,
+                    settle: tuple[str, settled.Sources] | None,
+                    keep: Callable[[], tuple[str, ...]]) -> ShardedReport:
+    """Make the plan (``plan_made``), build its units, merge the site, keep the history
+    (``keep``)."""
+    work = settings.work_dir
+    planned = plan_made()
+    prepared, ctx, chosen, dirty = planned.prepared, planned.ctx, planned.chosen, planned.dirty
+    units = prepared.units
+    # Started now the scan has read the inputs; waited for as the row is written.
+    as_read = settled.bytes_as_read(work, settle[1]) if settle else lambda: False
+    ready = _watching(work, watch, units, chosen, dirty)
+    # The merge's first step, the spare tree's folder stats, needs nothing the units
+    # make: it runs while they build (the main process only waits for them then).
+    with read_ahead(work, settings.site_dir, selection is None) as ahead:
+        results = _build(ctx, dirty, workers, show_progress, ready,
+                         spilled=planned.elsewhere is not None)
+        removed, searchable = 0, None
         if selection is None:
-            # Every file of the generated tree is as this build left it (a failure to say so
-            # only makes the next build render the pages written since again).
-            with contextlib.suppress(OSError, ErrdocsError):
-                edits.seal_generated(work)
-            # The site is in place (a slice's history is the merge's business).
-            kept = _keep_history(past)
-            notes += kept
-            if not kept and settle is not None:
-                _settle(settings, paths, settle, prepared, merged, searchable, as_read)
-        else:  # the slice's units leave this machine without the catalogue
-            hand_off(work, (u.name for u in chosen))
+            removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
+        journal.settle(work, planned.pending, None if selection is None else chosen)
+        if selection is None:
+            if not full_text:  # (the search pieces read them: built in _assemble)
+                del ctx, planned  # the merge reads neither the records nor the catalogue
+                prepared = _records_dropped(prepared)
+            searchable, merged = _assemble(settings, prepared, show_progress, full_text,
+                                           ahead)
+    notes = look.notes()
+    if selection is None:
+        # Every file of the generated tree is as this build left it (a failure to say so
+        # only makes the next build render the pages written since again).
+        with contextlib.suppress(OSError, ErrdocsError):
+            edits.seal_generated(work)
+        # The site is in place (a slice's history is the merge's business).
+        kept = keep()
+        notes += kept
+        if not kept and settle is not None:
+            _settle(settings, paths, settle, prepared, merged, searchable, as_read)
+    else:  # the slice's units leave this machine without the catalogue
+        hand_off(work, (u.name for u in chosen))
     written = prepared.written + sum(r.written for r in results)
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
@@ -381,10 +496,33 @@ def _keep_history(past: History) -> tuple[str, ...]:
     try:
         past.commit()
     except (OSError, ErrdocsError) as exc:
-        line = os_failure(exc) if isinstance(exc, OSError) else str(exc)
-        return (f"Warning: {line}; the site was built, but its history was not kept: the next "
-                "build compares the records with the previous version's again",)
+        return _history_not_kept(exc)
     return ()
+
+
+def _keep_recorded(settings: Settings, keep_versions: int, reset: bool) -> tuple[str, ...]:
+    """:func:`_keep_history` for a plan made in a child process: the history's update, as
+    the child wrote it down (:class:`RecordedHistory`), made again here and kept."""
+    work = settings.work_dir
+    try:
+        with History(site_folder(work, settings.site_dir), keep_versions,
+                     reset=reset) as past:
+            try:
+                past.update(*recorded(work / SEEN))
+            except sqlite3.Error as exc:
+                raise sqlite_failure(exc, past.path) or HistoryError(
+                    f"{past.path}: {exc}") from exc
+            return _keep_history(past)
+    except (OSError, ErrdocsError) as exc:
+        return _history_not_kept(exc)
+    finally:
+        (work / SEEN).unlink(missing_ok=True)
+
+
+def _history_not_kept(exc: OSError | ErrdocsError) -> tuple[str, ...]:
+    line = os_failure(exc) if isinstance(exc, OSError) else str(exc)
+    return (f"Warning: {line}; the site was built, but its history was not kept: the next "
+            "build compares the records with the previous version's again",)
 
 
 def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = False,
@@ -401,7 +539,7 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
     with naming(settings.project_dir), project_lock(work), History(
             site_folder(work, settings.site_dir), keep_versions) as past:
         _clean_leftovers(work)
-        prepared = _prepare(settings, paths, strict, False, past, _Walk(settings))
+        prepared = _prepare(settings, paths, strict, False, past, _Walk(settings).take)
         pending = journal.read(work)
         ctx, dirty = _to_build(prepared.ctx, prepared.units, pending, prepared.absent,
                                prepared.edited)
@@ -580,7 +718,7 @@ def _unchanged_since(settings: Settings, paths: list[Path], options: str,
 
 
 def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
-             full_text: bool, past: History, walk: _Walk,
+             full_text: bool, past: History, docs_walked: Callable[[], _Docs],
              choose: Chooser | None = None) -> _Prepared:
     """Scan, catalogue, update the history, write the root's generated pages and the data
     and static files, and plan the units."""
@@ -595,7 +733,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Whatever comes next may change the units, the generated tree or the site: the settled
     # row no longer names them (the scan before only wrote facts about the inputs).
     settled.forget(work)
-    docs = walk.take()  # before any is written
+    docs = docs_walked()  # before any is written
     # A data file written into is the very file a data unit (and the site) links: that
     # unit is built again from nothing once the file is written anew (below).
     edits.forget_holding(work, docs.linked)
@@ -747,12 +885,14 @@ def _watching(work: Path, watch: UnitWatch | None, units: list[Unit], chosen: li
 
 
 def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: bool,
-           built: Callable[[str], None] | None = None) -> list[UnitResult]:
+           built: Callable[[str], None] | None = None, *, spilled: bool = False
+           ) -> list[UnitResult]:
     """Build ``units`` on the workers, showing progress on a terminal; ``built`` (``serve``'s
     preview) is told the name of each unit once its output is complete and its row written.
     Rows are written at most once every :data:`ROW_BATCH` seconds, but for ``built``: each as
     its unit ends (a batch waits for the next unit's end, and the units after the root may
-    take minutes, or wait, as a test's do)."""
+    take minutes, or wait, as a test's do). ``spilled``: each unit's slice and row are in its
+    folder (a plan made in a child process); else they are made from ``ctx``."""
     progress = Progress("units", len(units), enabled=show_progress and wanted())
     results: list[UnitResult] = []
     by_name = {u.name: u for u in units}
@@ -773,14 +913,15 @@ def _build(ctx: Context, units: list[Unit], workers: Workers, show_progress: boo
         # The unit's output is complete: its row is written here, by this process alone,
         # when a worker's result comes back (see errdocs.units.state: one writer, so no
         # worker waits for, or fails on, the catalogue's lock).
-        rows[result.name] = built_from(ctx, by_name[result.name])
+        unit = by_name[result.name]
+        rows[result.name] = taken_row(ctx.work_dir, unit) if spilled else built_from(ctx, unit)
         results.append(result)
         progress.step(result.pages)
         if last is None or time.monotonic() - last >= batch:
             write()
 
     try:
-        workers.run(ctx, units, done)
+        workers.run(ctx, units, done, spilled=spilled)
     finally:
         progress.close()
         if rows:  # their outputs are complete, whatever failed since

@@ -205,6 +205,12 @@ class Looking:
                 self._damaged = put_right(self._work, self._target, found)
         return self._damaged
 
+    def threads_done(self) -> None:
+        """Wait for the look when it runs on threads of this process: before it forks a
+        child (a thread inside SQLite as it forks would leave the child SQLite's lock held)."""
+        if self._thread.is_alive():
+            self._thread.join()
+
     def found(self) -> bool:
         """Whether files were found written into (after :meth:`put_right`)."""
         return bool(self._damaged is not None and self._found.result())

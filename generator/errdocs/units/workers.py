@@ -50,6 +50,7 @@ from errdocs.units.build import (
     unit_dir,
 )
 from errdocs.units.plan import Unit, UnitKind
+from errdocs.units.state import Built
 
 T = TypeVar("T")
 
@@ -101,34 +102,42 @@ class Workers:
         return lambda: cast(T, _outcome(self._result(future)))
 
     def run(self, ctx: Context, units: Sequence[Unit],
-            done: Callable[[UnitResult], None]) -> None:
+            done: Callable[[UnitResult], None], *, spilled: bool = False) -> None:
         """Build ``units``, the root first (the home page, the hand-written pages, the
         listings and the theme's assets: what ``errdocs serve`` shows first), then the
-        biggest first so the pool ends together; call ``done`` after each."""
+        biggest first so the pool ends together; call ``done`` after each. ``spilled``: each
+        unit's slice is in its folder already (:func:`spill`); else it is made from ``ctx``
+        as a worker is about to need it."""
         ordered = sorted(units, key=lambda u: (u.kind is not UnitKind.ROOT, -len(u.members)))
-        if self._pool is None or len(ordered) <= 1:
-            for unit in ordered:
-                done(build_unit(ctx, unit))
-            return
-        pool = self._pool
-        # A unit's slice is made as a worker is about to need it: only a few exist at a
-        # time (one a worker and one queued each), not one a unit.
-        queue: Iterator[Unit] = iter(ordered)
-        spilled: list[Path] = []
+        # The slice files of this run, removed at its end: those a failed build had queued
+        # (the next build's clean-up would too).
+        made = [_slice(ctx.work_dir, u.name) for u in ordered] if spilled else []
         try:
-            running = {self._submit(pool, _work, _spill(ctx, unit, spilled))
-                       for unit in itertools.islice(queue, 2 * self._jobs)}
-            while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    done(_outcome(self._result(future)))
-                    following = next(queue, None)
-                    if following is not None:
-                        running.add(self._submit(pool, _work,
-                                                 _spill(ctx, following, spilled)))
-        finally:  # a failed build's queued slices (the next build's clean-up would too)
-            for path in spilled:
+            if self._pool is None or len(ordered) <= 1:
+                for unit in ordered:
+                    done(_work(_slice(ctx.work_dir, unit.name)) if spilled
+                         else build_unit(ctx, unit))
+            else:  # made as workers are about to need them: a few at a time, not one a unit
+                self._run_all(self._pool, iter(made) if spilled
+                              else (spill(ctx, u, made) for u in ordered), done)
+        finally:
+            for path in made:
                 path.unlink(missing_ok=True)
+            for unit in ordered if spilled else ():  # the rows of the units not built
+                (unit_dir(ctx.work_dir, unit.name) / ROW).unlink(missing_ok=True)
+
+    def _run_all(self, pool: ProcessPoolExecutor, slices: Iterator[Path],
+                 done: Callable[[UnitResult], None]) -> None:
+        """Build the units of ``slices`` on the pool, at most two a worker queued."""
+        running = {self._submit(pool, _work, path)
+                   for path in itertools.islice(slices, 2 * self._jobs)}
+        while running:
+            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done(_outcome(self._result(future)))
+                following = next(slices, None)
+                if following is not None:
+                    running.add(self._submit(pool, _work, following))
 
     def _submit(self, pool: ProcessPoolExecutor, function: Callable[..., object],
                 *args: object) -> Future[bytes]:
@@ -174,18 +183,45 @@ SLICE = f"{TEMPORARY}slice"
 """The file in a unit's folder that hands a worker the unit's slice of the context."""
 
 
-def _spill(ctx: Context, unit: Unit, spilled: list[Path]) -> Path:
+ROW = f"{TEMPORARY}row"
+"""The file in a unit's folder that holds the unit's row once built (:func:`write_row`)."""
+
+
+def _slice(work_dir: Path, name: str) -> Path:
+    return unit_dir(work_dir, name) / SLICE
+
+
+def spill(ctx: Context, unit: Unit, spilled: list[Path] | None = None) -> Path:
     """Write ``unit``'s slice of ``ctx`` (:func:`for_unit`) for a worker to take (its path
     added to ``spilled``). A file, not the task's arguments: the pool keeps a task's arguments
     for as long as it runs, and this pickles a hub unit's slice (every entry of its groups) a
     part at a time rather than into one string in this process."""
-    folder = unit_dir(ctx.work_dir, unit.name)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / SLICE
-    spilled.append(path)
+    path = _slice(ctx.work_dir, unit.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if spilled is not None:
+        spilled.append(path)
     with open(path, "wb") as file:
         pickle.dump(for_unit(ctx, unit), file, pickle.HIGHEST_PROTOCOL)
     return path
+
+
+def write_row(ctx: Context, unit: Unit, row: Built) -> None:
+    """Keep ``unit``'s row (:func:`~errdocs.units.build.built_from`) in its folder, for the
+    build process to write once the unit is built (:func:`taken_row`) when the catalogue it
+    is made from is gone (a plan made in a child process)."""
+    path = unit_dir(ctx.work_dir, unit.name) / ROW
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as file:
+        pickle.dump(row, file, pickle.HIGHEST_PROTOCOL)
+
+
+def taken_row(work_dir: Path, unit: Unit) -> Built:
+    """The row :func:`write_row` kept for ``unit``, its file removed."""
+    path = unit_dir(work_dir, unit.name) / ROW
+    with open(path, "rb") as file:
+        path.unlink()
+        row: Built = pickle.load(file)
+    return row
 
 
 def _work(path: Path) -> UnitResult:
@@ -195,7 +231,7 @@ def _work(path: Path) -> UnitResult:
 
 
 def _taken(path: Path) -> tuple[Context, Unit]:
-    """The slice :func:`_spill` wrote, its file removed."""
+    """The slice :func:`spill` wrote, its file removed."""
     with open(path, "rb") as file:
         path.unlink()
         task: tuple[Context, Unit] = pickle.load(file)
@@ -233,7 +269,7 @@ def _child(parent: int, write: int, function: Callable[..., object],
     ``write`` pickled, and end without the worker's exit handlers."""
     code = 1
     try:
-        _die_with(parent)
+        die_with(parent)
         try:
             outcome: tuple[bool, object] = (False, function(*args))
         except BaseException as exc:  # sent to be raised by whoever waits for the result
@@ -262,7 +298,7 @@ def _outcome(sent: bytes) -> Any:
 def _start(parent: int) -> None:
     """In a worker, as it starts: die with ``parent``; make what its first unit would make
     before rendering a page (:func:`warm`), while the build reads the records."""
-    _die_with(parent)
+    die_with(parent)
     # Whatever fails here fails again in the unit that needs it, which says so: a pool whose
     # initializer raises starts new workers forever.
     with contextlib.suppress(Exception):
@@ -274,7 +310,7 @@ _REAP_SECONDS = 2.0
 """How long a failed build waits for its workers to end, to say how the first one did."""
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """In a worker: be killed when ``parent`` dies (Linux; elsewhere a no-op)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
