@@ -56,7 +56,8 @@ class Result:
     largest_page: str
     load: str
     roles: str = ""
-    """Largest PSS (MB) of one process per role: main, worker, pagefind."""
+    """Largest PSS (MB) of one process per role: main, plan (the child making the plan),
+    worker, pagefind."""
 
     def line(self) -> str:
         return (f"N={self.n:<7} {self.what:<22} {self.seconds:8.1f} s {self.pages_per_s:7.1f} "
@@ -114,8 +115,8 @@ class TreeSampler:
             name = Path(f"/proc/{pid}/comm").read_text().strip()
         except OSError:
             return "gone"
-        return "pagefind" if "pagefind" in name else "worker" if "python" in name or (
-            "errdocs" in name) else name
+        return "pagefind" if "pagefind" in name else "plan" if name == "errdocs-plan" else (
+            "worker" if "python" in name or "errdocs" in name else name)
 
 
 def _tree(root: int) -> list[int]:

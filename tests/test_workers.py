@@ -107,6 +107,25 @@ def test_the_process_preparing_the_build_killed_fails_it_and_leaves_the_site(
     assert not list((project / ".errdocs").rglob(".tmp-*"))
 
 
+def test_the_process_preparing_the_build_is_named(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # So that ps and top tell it from the workers (and bench/run.py gives its memory apart).
+    from errdocs import build as sharded
+
+    seen = tmp_path / "comm"
+    carry = sharded._carry_dates
+
+    def named(*args: object) -> None:
+        seen.write_text(Path("/proc/self/comm").read_text("utf-8"), "utf-8")
+        carry(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sharded, "_carry_dates", named)
+    args = ["build", str(SAMPLE), "-f", str(project / "mkdocs.yml"), "-j", "2"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert seen.read_text("utf-8") == "errdocs-plan\n"
+    assert Path("/proc/self/comm").read_text("utf-8") != "errdocs-plan\n"
+
+
 _LEFT: list[bytes] = []
 """What each unit's MkDocs run leaves behind in its process (see the test below)."""
 

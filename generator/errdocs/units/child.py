@@ -13,6 +13,7 @@ workers run, started before the child was forked): :class:`Asking`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -28,6 +29,10 @@ T = TypeVar("T")
 
 Answers = Mapping[str, Callable[[], object]]
 """What the child may ask the build process for, by name."""
+
+
+NAME = b"errdocs-plan"
+"""The child's process name, as ``ps`` and ``top`` show it (Linux)."""
 
 
 class ChildDied(BuildFailed):
@@ -125,6 +130,7 @@ def _child(parent: int, connection: Connection, function: Callable[..., object],
     code = 1
     try:
         die_with(parent)
+        _named(NAME)
         try:
             outcome: tuple[bool, object] = (False, function(Asking(connection), *args))
         except BaseException as exc:  # sent to be raised in the build process
@@ -138,3 +144,12 @@ def _child(parent: int, connection: Connection, function: Callable[..., object],
         code = 0
     finally:
         os._exit(code)
+
+
+_PR_SET_NAME = 15
+
+
+def _named(name: bytes) -> None:
+    """Name this process (Linux; elsewhere, or failing, it keeps its name)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(_PR_SET_NAME, ctypes.c_char_p(name))
