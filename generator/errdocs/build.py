@@ -324,7 +324,7 @@ def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool
         # MB at 310,000 records). The search pieces of the full text read the catalogue.
         if jobs > 1 and not full_text and not merge_only:
             plan_made = partial(_planned_in_child, plan, settings, keep_versions,
-                                reset_history, walk, look)
+                                reset_history, selection is None, walk, look)
             keep = partial(_keep_recorded, settings, keep_versions, reset_history)
         else:
             past = stack.enter_context(History(site_folder(work, settings.site_dir),
@@ -400,10 +400,11 @@ _Plan = Callable[[History, Callable[[], "_Docs"], Callable[[], object]], _Planne
 
 
 def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_versions: int,
-                       reset_history: bool) -> Path:
+                       reset_history: bool, whole: bool) -> Path:
     """In the child of :func:`in_child`: :func:`_plan`, then each unit's slice and row in its
-    folder, and the plan without the catalogue and records in the work folder's
-    :data:`PLAN` file; its path. The walk and the look are the build process's."""
+    folder, and what the build process needs of the plan (:func:`_kept_of`; ``whole``: a
+    build of the whole plan) in the work folder's :data:`PLAN` file; its path. The walk and
+    the look are the build process's."""
     work = settings.work_dir
     with RecordedHistory(site_folder(work, settings.site_dir), keep_versions,
                          reset=reset_history, to=work / SEEN) as past:
@@ -411,20 +412,36 @@ def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_ver
     for unit in planned.dirty:
         spill(planned.ctx, unit)
         write_row(planned.ctx, unit, built_from(planned.ctx, unit))
-    bare = _records_dropped(planned.prepared)
-    kept = replace(planned, prepared=bare, elsewhere=work / SEEN,
-                   ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
     with open(work / PLAN, "wb") as file:
-        pickle.dump(kept, file, pickle.HIGHEST_PROTOCOL)
+        pickle.dump(_kept_of(planned, whole), file, pickle.HIGHEST_PROTOCOL)
     return work / PLAN
 
 
+def _kept_of(planned: _Planned, whole: bool) -> _Planned:
+    """What the build process needs of a plan made in a child process, whose units have
+    their slices and rows written: not the catalogue nor the records; nor, for a build of the
+    whole plan (``whole``), the units' page keys (the merge needs their names and keys), the
+    journal's pages (it goes once every unit is built) or the pages found absent (each of
+    these is every page in a cold build: ~760,000 at 310,000 records)."""
+    bare = _records_dropped(planned.prepared)
+    if not whole:
+        return replace(planned, prepared=bare, elsewhere=bare.ctx.work_dir / SEEN,
+                       ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
+    units = {u.name: replace(u, page_keys=()) for u in bare.units}
+    ctx = replace(planned.ctx, catalog=bare.ctx.catalog, lights={}, absent=frozenset())
+    return _Planned(replace(bare, units=list(units.values()), absent=frozenset(),
+                            ctx=replace(bare.ctx, absent=frozenset())),
+                    ctx, [units[u.name] for u in planned.chosen],
+                    [units[u.name] for u in planned.dirty], {}, ctx.work_dir / SEEN)
+
+
 def _planned_in_child(plan: _Plan, settings: Settings, keep_versions: int,
-                      reset_history: bool, walk: _Walk, look: edits.Looking) -> _Planned:
+                      reset_history: bool, whole: bool, walk: _Walk, look: edits.Looking
+                      ) -> _Planned:
     """The plan made in a child process (:func:`_planned_elsewhere`), which asks this one
     for the walk of the docs folder and to put right the site's files written into."""
     look.threads_done()
-    path = in_child(_planned_elsewhere, (plan, settings, keep_versions, reset_history),
+    path = in_child(_planned_elsewhere, (plan, settings, keep_versions, reset_history, whole),
                     {"docs": walk.take, "put_right": look.put_right})
     with open(path, "rb") as file:
         path.unlink()

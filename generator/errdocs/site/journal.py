@@ -82,11 +82,15 @@ def _parts(journal: Journal) -> Iterator[bytes]:
 
 def settle(work: Path, journal: Journal, units: Iterable[Unit] | None) -> None:
     """``units`` are built: forget their pages. None: every unit of the plan is, and the
-    pages outside it are removed (they are the manifest's stale files)."""
+    pages outside it are removed (they are the manifest's stale files): the journal goes,
+    whatever ``journal`` holds (a build process may have dropped its pages)."""
+    if units is None:
+        (work / FILE).unlink(missing_ok=True)
+        return
     if not journal:
         return
-    done = None if units is None else {page for unit in units for page, _ in unit.page_keys}
-    left = {} if done is None else {p: k for p, k in journal.items() if p not in done}
+    done = {page for unit in units for page, _ in unit.page_keys}
+    left = {p: k for p, k in journal.items() if p not in done}
     if not left:
         (work / FILE).unlink(missing_ok=True)
     elif left != journal:
