@@ -41,3 +41,15 @@ def test_the_journal_is_written_as_one_json_object_and_read_back(
 def test_a_journal_not_as_written_distrusts_every_page(tmp_path: Path) -> None:
     (tmp_path / journal.FILE).write_text('{"pages": {"a": [1]}}', "utf-8")
     assert journal.read(tmp_path) == {"": ()}
+
+
+def test_a_build_of_the_whole_plan_removes_the_journal_whatever_it_was_given(
+        tmp_path: Path) -> None:
+    # A build process that had its plan made in a child process drops the journal's pages
+    # (every page in a cold build): once every unit is built, the journal goes all the same.
+    journal.record(tmp_path, {}, [("a.md", "0123456789abcdef"), ("b.md", "fedcba9876543210")])
+    assert (tmp_path / journal.FILE).is_file()
+    journal.settle(tmp_path, {}, None)
+    assert not (tmp_path / journal.FILE).exists()
+    assert journal.read(tmp_path) == {}
+    journal.settle(tmp_path, {}, None)  # no journal: nothing to do
