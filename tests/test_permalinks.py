@@ -23,10 +23,12 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from errdocs.catalog.history import (
+    HISTORY_FILE,
     LIST_LIMIT,
     History,
     HistoryError,
     Listed,
+    RecordedHistory,
     Seen,
     Snapshot,
     Version,
@@ -341,6 +343,47 @@ def test_a_rebuild_of_the_same_version_amends_it_and_a_failed_build_changes_noth
     again = _update(tmp_path, "v1", rows + _seen(("c", b"1", "o/r/c.md")))
     assert (again.current.name, again.current.added) == ("v1", 3)  # the failures left no trace
     assert [v.name for v in again.versions] == ["v1"]
+
+
+_BUILDS = st.lists(st.tuples(
+    st.sampled_from(["v1", "v2", "v3"]),
+    st.lists(st.tuples(st.sampled_from("abcdef"), st.sampled_from([b"1", b"2"]),
+                       st.sampled_from(["o/r", "o/s"])),  # (a page is its record's alone)
+             max_size=6, unique_by=lambda row: row[0]),
+    st.booleans()), min_size=1, max_size=5)
+
+
+def _dump(work: Path) -> list[str]:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(work / HISTORY_FILE)) as db:
+        return list(db.iterdump())
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(builds=_BUILDS, keep=st.integers(1, 3))
+def test_an_update_written_down_and_made_again_elsewhere_leaves_the_same_history(
+        tmp_path_factory: pytest.TempPathFactory,
+        builds: list[tuple[str, list[tuple[str, bytes, str]], bool]], keep: int) -> None:
+    # A build whose plan is made in a child process: the child's update (rolled back as it
+    # ends) is written down, then made again by the build process from what was written.
+    direct, elsewhere = tmp_path_factory.mktemp("direct"), tmp_path_factory.mktemp("elsewhere")
+    writes = tmp_path_factory.mktemp("writes") / "writes"
+    for name, rows, reset in builds:
+        seen = [Seen(i, d, f"{folder}/{i}.md", f"message {i}", "o/r") for i, d, folder in rows]
+        with History(direct, keep, reset=reset) as past:
+            expected = past.update(name, "2026-01-01T00:00:00Z", seen)
+            past.commit()
+        before = _dump(elsewhere)
+        with RecordedHistory(elsewhere, keep, reset=reset, to=writes) as past:
+            assert past.update(name, "2026-01-01T00:00:00Z", seen) == expected
+        assert _dump(elsewhere) == before  # the child's transaction ends with it
+        with History(elsewhere, keep, reset=reset) as past:
+            past.replay(writes)
+            past.commit()
+        assert _dump(elsewhere) == _dump(direct)
 
 
 def test_what_a_version_changed_does_not_depend_on_the_builds_in_between(

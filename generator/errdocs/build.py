@@ -26,7 +26,6 @@ from errdocs.catalog.history import (
     RecordedHistory,
     Snapshot,
     dataset_version,
-    recorded,
 )
 from errdocs.catalog.lights import Lights
 from errdocs.catalog.memo import (
@@ -352,7 +351,7 @@ class _Planned:
     """The pages the units to build may write (:mod:`errdocs.site.journal`)."""
     elsewhere: Path | None = None
     """A plan made in a child process (:func:`_planned_elsewhere`): the work folder's file of
-    what its history update saw (:func:`_keep_recorded`); each unit to build has its slice
+    the writes of its history update (:func:`_keep_recorded`); each unit to build has its slice
     and its row in its folder. None: made here (the context holds the catalogue)."""
 
 
@@ -391,8 +390,8 @@ def _plan(settings: Settings, paths: list[Path], strict: bool, selection: Slice 
 
 PLAN = f"{TEMPORARY}plan"
 """The work folder's file a child process hands its plan in (:func:`_planned_elsewhere`)."""
-SEEN = f"{TEMPORARY}seen"
-"""The work folder's file of what its history update saw (:func:`_keep_recorded`)."""
+WRITES = f"{TEMPORARY}history"
+"""The work folder's file of the writes its history update made (:func:`_keep_recorded`)."""
 
 
 _Plan = Callable[[History, Callable[[], "_Docs"], Callable[[], object]], _Planned]
@@ -406,14 +405,20 @@ def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_ver
     build of the whole plan) in the work folder's :data:`PLAN` file; its path. The walk and
     the look are the build process's."""
     work = settings.work_dir
-    with RecordedHistory(site_folder(work, settings.site_dir), keep_versions,
-                         reset=reset_history, to=work / SEEN) as past:
-        planned = plan(past, lambda: asking("docs"), lambda: asking("put_right"))
-    for unit in planned.dirty:
-        spill(planned.ctx, unit)
-        write_row(planned.ctx, unit, built_from(planned.ctx, unit))
-    with open(work / PLAN, "wb") as file:
-        pickle.dump(_kept_of(planned, whole), file, pickle.HIGHEST_PROTOCOL)
+    written = [work / WRITES, work / PLAN]
+    try:
+        with RecordedHistory(site_folder(work, settings.site_dir), keep_versions,
+                             reset=reset_history, to=work / WRITES) as past:
+            planned = plan(past, lambda: asking("docs"), lambda: asking("put_right"))
+        for unit in planned.dirty:
+            spill(planned.ctx, unit, written)
+            write_row(planned.ctx, unit, built_from(planned.ctx, unit), written)
+        with open(work / PLAN, "wb") as file:
+            pickle.dump(_kept_of(planned, whole), file, pickle.HIGHEST_PROTOCOL)
+    except BaseException:  # a failed build leaves none of its own files
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
     return work / PLAN
 
 
@@ -425,14 +430,14 @@ def _kept_of(planned: _Planned, whole: bool) -> _Planned:
     these is every page in a cold build: ~760,000 at 310,000 records)."""
     bare = _records_dropped(planned.prepared)
     if not whole:
-        return replace(planned, prepared=bare, elsewhere=bare.ctx.work_dir / SEEN,
+        return replace(planned, prepared=bare, elsewhere=bare.ctx.work_dir / WRITES,
                        ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
     units = {u.name: replace(u, page_keys=()) for u in bare.units}
     ctx = replace(planned.ctx, catalog=bare.ctx.catalog, lights={}, absent=frozenset())
     return _Planned(replace(bare, units=list(units.values()), absent=frozenset(),
                             ctx=replace(bare.ctx, absent=frozenset())),
                     ctx, [units[u.name] for u in planned.chosen],
-                    [units[u.name] for u in planned.dirty], {}, ctx.work_dir / SEEN)
+                    [units[u.name] for u in planned.dirty], {}, ctx.work_dir / WRITES)
 
 
 def _planned_in_child(plan: _Plan, settings: Settings, keep_versions: int,
@@ -518,14 +523,15 @@ def _keep_history(past: History) -> tuple[str, ...]:
 
 
 def _keep_recorded(settings: Settings, keep_versions: int, reset: bool) -> tuple[str, ...]:
-    """:func:`_keep_history` for a plan made in a child process: the history's update, as
-    the child wrote it down (:class:`RecordedHistory`), made again here and kept."""
+    """:func:`_keep_history` for a plan made in a child process: the writes of its history
+    update, as the child wrote them down (:class:`RecordedHistory`), made again here and
+    kept."""
     work = settings.work_dir
     try:
         with History(site_folder(work, settings.site_dir), keep_versions,
                      reset=reset) as past:
             try:
-                past.update(*recorded(work / SEEN))
+                past.replay(work / WRITES)
             except sqlite3.Error as exc:
                 raise sqlite_failure(exc, past.path) or HistoryError(
                     f"{past.path}: {exc}") from exc
@@ -533,7 +539,7 @@ def _keep_recorded(settings: Settings, keep_versions: int, reset: bool) -> tuple
     except (OSError, ErrdocsError) as exc:
         return _history_not_kept(exc)
     finally:
-        (work / SEEN).unlink(missing_ok=True)
+        (work / WRITES).unlink(missing_ok=True)
 
 
 def _history_not_kept(exc: OSError | ErrdocsError) -> tuple[str, ...]:

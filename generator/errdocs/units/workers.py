@@ -205,12 +205,15 @@ def spill(ctx: Context, unit: Unit, spilled: list[Path] | None = None) -> Path:
     return path
 
 
-def write_row(ctx: Context, unit: Unit, row: Built) -> None:
-    """Keep ``unit``'s row (:func:`~errdocs.units.build.built_from`) in its folder, for the
-    build process to write once the unit is built (:func:`taken_row`) when the catalogue it
-    is made from is gone (a plan made in a child process)."""
+def write_row(ctx: Context, unit: Unit, row: Built, written: list[Path] | None = None) -> None:
+    """Keep ``unit``'s row (:func:`~errdocs.units.build.built_from`) in its folder (its path
+    added to ``written``), for the build process to write once the unit is built
+    (:func:`taken_row`) when the catalogue it is made from is gone (a plan made in a child
+    process)."""
     path = unit_dir(ctx.work_dir, unit.name) / ROW
     path.parent.mkdir(parents=True, exist_ok=True)
+    if written is not None:
+        written.append(path)
     with open(path, "wb") as file:
         pickle.dump(row, file, pickle.HIGHEST_PROTOCOL)
 
