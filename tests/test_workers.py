@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from errdocs import build as sharded
 from errdocs.cli import main
 from errdocs.pages import excerpt, render
 from errdocs.units import build as unitbuild
@@ -50,46 +51,27 @@ def _killed(ctx: Context, unit: Unit) -> StagedUnit:
     raise AssertionError("not reached")
 
 
-def test_a_worker_killed_while_it_builds_fails_the_build_and_leaves_the_site(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    args = ["build", str(SAMPLE), "-f", str(project / "mkdocs.yml"), "-j", "2"]
-    assert CliRunner().invoke(main, args).exit_code == 0
-    site = site_tree(project / "site")
-    config = project / "mkdocs.yml"  # every unit to build again
-    config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
-                                                        "site_name: errdocs here", 1), "utf-8")
-    monkeypatch.setattr(workers, "stage_unit", _killed)  # the workers fork with it
-    outcome: list[Result] = []
+def _killed_in_the_plan(*_args: object) -> None:
+    """A step of the plan, in its child process, which the system kills (out of memory)."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.parametrize(("where", "name", "replacement", "what"), [
     # A pool that waits for the lost unit never returns: the test must not hang with it.
-    thread = threading.Thread(target=lambda: outcome.append(CliRunner().invoke(main, args)),
-                              daemon=True)
-    thread.start()
-    thread.join(300)
-    assert outcome, "the build waited for the dead worker"
-    assert outcome[0].exit_code == 1
-    assert outcome[0].output.splitlines()[-1] == (
-        "Error: a worker process ended while building (killed by SIGKILL); if the system ran "
-        "out of memory, build with fewer jobs (-j 1); the previous site was left as it was")
-    assert site_tree(project / "site") == site
-    monkeypatch.undo()
-    assert CliRunner().invoke(main, args).exit_code == 0
-    assert "errdocs here" in (project / "site" / "index.html").read_text("utf-8")
-
-
-def test_the_process_preparing_the_build_killed_fails_it_and_leaves_the_site(
-        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # With workers, the plan is made in a child process of the build (errdocs.units.child):
-    # killed (out of memory), the build says so in one line and the site stays.
-    from errdocs import build as sharded
-
+    (workers, "stage_unit", _killed, "a worker process ended while building"),
+    # With workers, the plan is made in a child process of the build (errdocs.units.child).
+    (sharded, "_carry_dates", _killed_in_the_plan, "the process preparing the build ended"),
+])
+def test_a_process_of_the_build_killed_fails_it_and_leaves_the_site(
+        project: Path, monkeypatch: pytest.MonkeyPatch, where: object, name: str,
+        replacement: object, what: str) -> None:
     args = ["build", str(SAMPLE), "-f", str(project / "mkdocs.yml"), "-j", "2"]
     assert CliRunner().invoke(main, args).exit_code == 0
     site = site_tree(project / "site")
     config = project / "mkdocs.yml"  # every unit to build again
     config.write_text(config.read_text("utf-8").replace("site_name: errdocs",
                                                         "site_name: errdocs here", 1), "utf-8")
-    monkeypatch.setattr(sharded, "_carry_dates",  # as the plan is made
-                        lambda *_args: os.kill(os.getpid(), signal.SIGKILL))
+    monkeypatch.setattr(where, name, replacement)  # the processes fork with it
     outcome: list[Result] = []
     thread = threading.Thread(target=lambda: outcome.append(CliRunner().invoke(main, args)),
                               daemon=True)
@@ -98,8 +80,8 @@ def test_the_process_preparing_the_build_killed_fails_it_and_leaves_the_site(
     assert outcome, "the build waited for the dead process"
     assert outcome[0].exit_code == 1
     assert outcome[0].output.splitlines()[-1] == (
-        "Error: the process preparing the build ended (killed by SIGKILL); if the system ran "
-        "out of memory, build with fewer jobs (-j 1); the previous site was left as it was")
+        f"Error: {what} (killed by SIGKILL); if the system ran out of memory, build with fewer "
+        "jobs (-j 1); the previous site was left as it was")
     assert site_tree(project / "site") == site
     monkeypatch.undo()
     assert CliRunner().invoke(main, args).exit_code == 0
@@ -110,8 +92,6 @@ def test_the_process_preparing_the_build_killed_fails_it_and_leaves_the_site(
 def test_the_process_preparing_the_build_is_named(
         project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # So that ps and top tell it from the workers (and bench/run.py gives its memory apart).
-    from errdocs import build as sharded
-
     seen = tmp_path / "comm"
     carry = sharded._carry_dates
 
