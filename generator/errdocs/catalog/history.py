@@ -356,8 +356,8 @@ class RecordedHistory(History):
     values) in ``to``, for :meth:`History.replay` to make them again in the history opened
     by another process: a build prepared in a child process, whose transaction ends with it,
     keeps the history once the site is in place. Its writes, not its input: made again from
-    the records, the update held every record twice in the build process (~200 MB at
-    310,000 records)."""
+    the records, the update held every record twice in the build process (+13 MB of its RSS
+    at the build's end at 20,000 records, against none now)."""
 
     def __init__(self, work_dir: Path, keep: int = DEFAULT_KEEP, *, reset: bool = False,
                  to: Path) -> None:
