@@ -8,6 +8,7 @@ import gc
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 from array import array
@@ -16,6 +17,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import errdocs.build as build_module
 from errdocs.build import build_sharded
@@ -653,6 +656,44 @@ def test_folder_times_are_read_a_part_at_a_time(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert kept is not None and len(kept.folders) == 60_001
     assert peak < held * 1.3 < file.stat().st_size * 3
+
+
+_NAME = st.text(st.sampled_from(" !-.0a~é_"), min_size=1, max_size=3).filter(
+    lambda name: name not in (".", ".."))
+"""Folder names with characters that sort before "/" (" ", "!", "-", ".") and after it."""
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(paths=st.lists(st.lists(_NAME, min_size=1, max_size=3), max_size=12))
+def test_a_trees_folders_come_sorted_as_their_times_are_kept(tmp_path: Path,
+                                                              paths: list[list[str]]) -> None:
+    # The merge reads a new tree's folders as it keeps their times, in the order the kept
+    # times are written in (sorted as text: "a-b" before "a/c"), holding one listing at a
+    # time: the same folders and the same file as the times of every folder written whole.
+    # Links to folders are not folders of the tree; files are not folders.
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    for parts in paths:
+        root.joinpath(*parts).mkdir(parents=True, exist_ok=True)
+    (root / "file.html").write_text("x")
+    os.symlink(root, root / "link", target_is_directory=True)
+    found = list(folders.sorted_folders(root))
+    walked = [os.path.relpath(folder, root) for folder, _dirs, _files in os.walk(root)]
+    assert found == sorted("" if w == "." else w for w in walked)
+    assert found[0] == "" and "link" not in found
+    times = {f: os.lstat(os.path.join(root, f)).st_mtime_ns for f in found}
+    given: list[list[int]] = []
+
+    def trusted(read: array[int]) -> int:
+        given.append(list(read))
+        return 7
+
+    folders.keep_tree_times(root, tmp_path / "kept.json", trusted)
+    folders.write_times(tmp_path / "whole.json", times, 7)
+    assert given == [[times[f] for f in found]]
+    assert (tmp_path / "kept.json").read_bytes() == (tmp_path / "whole.json").read_bytes()
+    kept = folders.read_kept(tmp_path / "kept.json")
+    assert kept is not None and kept.folders == found and kept.taken == 7
 
 
 def test_kept_times_are_sorted_with_their_times_and_tell_their_folders() -> None:

@@ -266,10 +266,19 @@ def json_members(mapping: Mapping[str, object], size: int, separator: bytes
     """The members of ``mapping`` as a JSON object writes them (keys sorted, no braces),
     ``size`` keys at a time, parts after the first led by ``separator``: a large object
     written with :func:`atomic_write` is never whole text in memory."""
-    keys = sorted(mapping)
-    for start in range(0, len(keys), size):
-        text = json.dumps({key: mapping[key] for key in keys[start:start + size]})[1:-1]
-        yield (separator if start else b"") + text.encode("utf-8")
+    yield from json_parts(((key, mapping[key]) for key in sorted(mapping)), size, separator)
+
+
+def json_parts(members: Iterable[tuple[str, object]], size: int, separator: bytes
+               ) -> Iterator[bytes]:
+    """:func:`json_members` of members given in order, read ``size`` at a time: the members
+    are never all in memory either."""
+    first = True
+    iterator = iter(members)
+    while part := dict(itertools.islice(iterator, size)):
+        text = json.dumps(part)[1:-1]
+        yield (b"" if first else separator) + text.encode("utf-8")
+        first = False
 
 
 def atomic_write(target: Path, data: bytes | Iterable[bytes]) -> None:

@@ -19,15 +19,17 @@ import json
 import os
 import re
 import stat
+import tempfile
 import threading
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from errdocs.pages.write import atomic_write, json_members
+from errdocs.pages.write import atomic_write, json_members, json_parts
 from errdocs.site.state import TIMES, Place, identity
 
 LSTAT_THREADS = 16
@@ -166,9 +168,60 @@ def write_times(file: Path, times: dict[str, int], taken: int) -> None:
 
 
 def _times_parts(times: dict[str, int], taken: int) -> Iterator[bytes]:
-    yield f'{{"taken": {int(taken)}, "times": {{\n'.encode()
+    yield _times_head(taken)
     yield from json_members(times, TIMES_PART, b",\n")
-    yield b"\n}}\n"
+    yield _TIMES_TAIL
+
+
+def _times_head(taken: int) -> bytes:
+    return f'{{"taken": {int(taken)}, "times": {{\n'.encode()
+
+
+_TIMES_TAIL = b"\n}}\n"
+
+
+def keep_tree_times(tree: Path, file: Path, trusted: Callable[[array[int]], int]) -> None:
+    """Keep the times of every folder of ``tree`` in ``file``, as :func:`write_times` does,
+    read a folder at a time (:func:`sorted_folders`): their text goes to an unnamed
+    temporary file beside ``file`` until ``trusted``, given the times (8 bytes a folder),
+    says when they count as read. Noting the folders a merge made as it linked them, then
+    their times, held both for every folder of the site at once (13 MB at 20,000 records,
+    ~25,000 folders; ~745,000 at 310,000)."""
+    times = array("q")
+
+    def read() -> Iterator[tuple[str, int]]:
+        for relative in sorted_folders(tree):
+            times.append(os.lstat(os.path.join(tree, relative)).st_mtime_ns)
+            yield relative, times[-1]
+
+    with tempfile.TemporaryFile(dir=file.parent) as body:
+        for part in json_parts(read(), TIMES_PART, b",\n"):
+            body.write(part)
+        head = _times_head(trusted(times))
+        body.seek(0)
+        atomic_write(file, itertools.chain((head,), iter(partial(body.read, 1 << 16), b""),
+                                           (_TIMES_TAIL,)))
+
+
+def sorted_folders(tree: Path) -> Iterator[str]:
+    """Every folder of ``tree`` (relative; ``""`` for itself; not through links), in the
+    order of their paths sorted as text, which :func:`write_times` keeps them in: one
+    folder's listing at a time is held."""
+    yield ""
+    yield from _sorted_below(str(tree), "")
+
+
+def _sorted_below(root: str, relative: str) -> Iterator[str]:
+    with os.scandir(os.path.join(root, relative)) as found:
+        names = [entry.name for entry in found if entry.is_dir(follow_symlinks=False)]
+    # What folder "a" holds ("a/…") sorts after a folder "a-b" ("-" < "/"): each folder is
+    # placed by its name, what it holds by its name and a "/" (no name holds one).
+    prefix = f"{relative}/" if relative else ""
+    for item in sorted([*names, *(f"{name}/" for name in names)]):
+        if item.endswith("/"):
+            yield from _sorted_below(root, prefix + item[:-1])
+        else:
+            yield prefix + item
 
 
 def relist(folder: Path, tree: Path, wanted: set[str]) -> None:
