@@ -213,15 +213,20 @@ def sorted_folders(tree: Path) -> Iterator[str]:
 
 def _sorted_below(root: str, relative: str) -> Iterator[str]:
     with os.scandir(os.path.join(root, relative)) as found:
-        names = [entry.name for entry in found if entry.is_dir(follow_symlinks=False)]
-    # What folder "a" holds ("a/…") sorts after a folder "a-b" ("-" < "/"): each folder is
-    # placed by its name, what it holds by its name and a "/" (no name holds one).
+        names = sorted(entry.name for entry in found if entry.is_dir(follow_symlinks=False))
     prefix = f"{relative}/" if relative else ""
-    for item in sorted([*names, *(f"{name}/" for name in names)]):
-        if item.endswith("/"):
-            yield from _sorted_below(root, prefix + item[:-1])
-        else:
-            yield prefix + item
+    # What folder "a" holds ("a/…") sorts after a folder "a-b" ("-" < "/"): it comes once
+    # the names before "a/" are out. The folders waiting for theirs are a stack: each one
+    # pushed ("a-b") sorts between the one under it and that one's "/" ("a" and "a/"), so
+    # its own insides ("a-b/…") come first.
+    waiting: list[str] = []
+    for name in names:
+        while waiting and f"{waiting[-1]}/" < name:
+            yield from _sorted_below(root, prefix + waiting.pop())
+        yield prefix + name
+        waiting.append(name)
+    while waiting:
+        yield from _sorted_below(root, prefix + waiting.pop())
 
 
 def relist(folder: Path, tree: Path, wanted: set[str]) -> None:

@@ -810,10 +810,11 @@ def _write_sitemap(tree: Path, sitemaps: list[Path]) -> None:
                 packed.write(data)
 
 
-SITEMAP_RUN = 8192
+SITEMAP_RUN = 4096
 """Sitemap entries sorted at once (:func:`_write_sitemap`)."""
-_SITEMAP_CHUNK = 256
-"""Entries of a run written (and read back) at once."""
+_SITEMAP_CHUNK = 64
+"""Entries of a run written (and read back) at once: the merge holds a chunk of every run
+(~190 runs at 310,000 records)."""
 _Entry = tuple[str, int, str]
 """A sitemap entry: its URL, its place among all the entries read, its text."""
 
