@@ -61,20 +61,50 @@ def test_a_tampered_manifest_never_deletes_outside(tmp_path: Path) -> None:
 
 def test_a_build_holding_only_the_stale_paths_ends_as_the_manifest_says(tmp_path: Path) -> None:
     """``drop_stale`` given what :func:`claim` listed beyond the pages: those files go and the
-    manifest lists the pages alone; with nothing stale, nothing is written."""
+    manifest lists the pages alone; with nothing stale, nothing is written. The pages are
+    not given: the manifest lists them and the stale paths."""
     out = tmp_path / "out"
     write_pages(out, [Page("a.md", "a"), Page("old/b.md", "b")])
     (out / "mine.md").write_text("hand-written")
     current = {"a.md", "c.md"}
     stale = claim(out, current) - current
     assert stale == {"old/b.md"}
-    assert drop_stale(out, current, stale) == 1
+    assert drop_stale(out, stale) == 1
     assert not (out / "old").exists() and (out / "mine.md").read_text() == "hand-written"
     assert read_manifest(out) == current
     manifest = out / MANIFEST
     before = manifest.stat().st_mtime_ns
-    assert drop_stale(out, current, claim(out, current) - current) == 0
+    assert drop_stale(out, claim(out, current) - current) == 0
     assert manifest.stat().st_mtime_ns == before and read_manifest(out) == current
+
+
+@settings(max_examples=60, deadline=None)
+@given(paths=st.sets(st.text(st.sampled_from("ab/é\\\"-"), min_size=1, max_size=6), max_size=40),
+       data=st.data(), shape=st.sampled_from(["claimed", "compact", "unsorted"]))
+def test_the_manifest_less_its_stale_paths_is_the_manifest_of_the_rest(
+        tmp_path_factory: pytest.TempPathFactory, paths: set[str], data: st.DataObject,
+        shape: str) -> None:
+    # Read and written a path at a time (and a few at a time, here), the manifest left is
+    # the one written whole for the paths kept: byte for byte, sorted. A manifest not as
+    # errdocs writes it (one JSON line, or a path a line unsorted, as a hand or an older
+    # errdocs may leave it) is read whole instead.
+    out = tmp_path_factory.mktemp("out")
+    stale = data.draw(st.sets(st.sampled_from(sorted(paths)))) if paths else set()
+    if shape == "compact":
+        (out / MANIFEST).write_text(json.dumps({"files": sorted(paths)[::-1]}), "utf-8")
+    elif shape == "unsorted":
+        (out / MANIFEST).write_bytes(b"".join(write._manifest_parts(sorted(paths)[::-1])))
+    else:
+        claim(out, paths)
+    whole = tmp_path_factory.mktemp("whole")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(write, "_MANIFEST_PART", 3)
+        drop_stale(out, stale)
+        write._write_manifest(whole, paths - stale)
+    if stale:  # (else nothing is written: the manifest says so already)
+        assert (out / MANIFEST).read_bytes() == (whole / MANIFEST).read_bytes()
+    assert read_manifest(out) == paths - stale
+    assert not [p for p in out.iterdir() if p.name.startswith(write.TEMPORARY)]
 
 
 _PATHS = st.sets(st.text(st.characters(codec="utf-8"), min_size=1, max_size=12),

@@ -231,10 +231,11 @@ class _Prepared:
 
     ctx: Context
     units: list[Unit]
-    generated: tuple[str, ...]
-    """The generated tree's paths of every file errdocs makes there."""
+    generated: int
+    """How many files errdocs makes in the generated tree (their paths are not kept: ~760,000
+    at 310,000 records)."""
     stale: frozenset[str]
-    """What the manifest lists beyond ``generated``: deleted once the units are built."""
+    """What the manifest lists beyond those files: deleted once the units are built."""
     absent: frozenset[str]
     """Generated pages missing from the generated tree (deleted by hand): their units are
     built again, which writes them."""
@@ -243,9 +244,10 @@ class _Prepared:
     written: int
     lookup_problems: tuple[Problem, ...]
     unconverted: int
-    root_files: tuple[str, ...] = ()
-    """The generated tree's paths of the pages a build rewrites whenever they differ (the
-    root's generated pages): the settled row watches their stat."""
+    watched: frozenset[str] = frozenset()
+    """What the settled row watches the stat of (docs-relative): every folder holding a
+    generated file, and the pages a build rewrites whenever they differ (the root's
+    generated pages) (:func:`settled.generated_outputs`)."""
     edited: frozenset[str] = frozenset()
     """Generated pages written into since the last build of the whole plan (by hand): their
     units are built, and the pages rendered and written again."""
@@ -433,11 +435,9 @@ def _kept_of(planned: _Planned, whole: bool) -> _Planned:
         return replace(planned, prepared=bare, elsewhere=bare.ctx.work_dir / WRITES,
                        ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
     units = {u.name: replace(u, page_keys=()) for u in bare.units}
-    ctx = replace(planned.ctx, catalog=bare.ctx.catalog, lights={}, absent=frozenset())
-    return _Planned(replace(bare, units=list(units.values()), absent=frozenset(),
-                            ctx=replace(bare.ctx, absent=frozenset())),
-                    ctx, [units[u.name] for u in planned.chosen],
-                    [units[u.name] for u in planned.dirty], {}, ctx.work_dir / WRITES)
+    return _Planned(replace(bare, units=list(units.values())),
+                    bare.ctx, [units[u.name] for u in planned.chosen],
+                    [units[u.name] for u in planned.dirty], {}, bare.ctx.work_dir / WRITES)
 
 
 def _planned_in_child(plan: _Plan, settings: Settings, keep_versions: int,
@@ -474,7 +474,7 @@ def _units_and_site(settings: Settings, paths: list[Path], plan_made: Callable[[
                          spilled=planned.elsewhere is not None)
         removed, searchable = 0, None
         if selection is None:
-            removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
+            removed = drop_stale(settings.out_dir, prepared.stale)
         journal.settle(work, planned.pending, None if selection is None else chosen)
         if selection is None:
             if not full_text:  # (the search pieces read them: built in _assemble)
@@ -499,16 +499,21 @@ def _units_and_site(settings: Settings, paths: list[Path], plan_made: Callable[[
     return ShardedReport(
         prepared.records, prepared.problems, len(units), len(dirty), len(chosen) - len(dirty),
         sum(r.pages for r in results), written, removed, selection is None, searchable,
-        max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        max(0, prepared.generated - written), prepared.lookup_problems,
         prepared.unconverted, notes)
 
 
 def _records_dropped(prepared: _Prepared) -> _Prepared:
     """``prepared`` without the records' light copies and the catalogue, once every unit is
     built: the merge's own memory (~150 MB at 310,000 records) then reuses some of theirs
-    (30 MB less at the build process's peak)."""
+    (30 MB less at the build process's peak). Nor the units' lists of pages (every group's
+    page, every record page the "what changed" pages link to, the pages found missing: all of
+    them in a cold build; the pages of an unfinished build, each unit's row), which only the
+    plan and the units read."""
     bare = Catalog({}, {kind: {} for kind in GroupKind})
-    return replace(prepared, ctx=replace(prepared.ctx, catalog=bare, lights={}))
+    return replace(prepared, absent=frozenset(), ctx=replace(
+        prepared.ctx, catalog=bare, lights={}, root_links=(), changes=(), changes_links=(),
+        unsettled=frozenset(), built={}, absent=frozenset()))
 
 
 def _keep_history(past: History) -> tuple[str, ...]:
@@ -571,12 +576,12 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
         written = prepared.written
         for unit in prepared.units:
             written += write_changed(settings.out_dir, unit_markdown(ctx, unit))[0]
-        removed = drop_stale(settings.out_dir, prepared.generated, prepared.stale)
+        removed = drop_stale(settings.out_dir, prepared.stale)
         with contextlib.suppress(OSError, ErrdocsError):  # every page written as it differed
             edits.seal_generated(work)
     return ShardedReport(
         prepared.records, prepared.problems, len(prepared.units), 0, 0, 0, written, removed,
-        False, None, max(0, len(prepared.generated) - written), prepared.lookup_problems,
+        False, None, max(0, prepared.generated - written), prepared.lookup_problems,
         prepared.unconverted)
 
 
@@ -712,16 +717,14 @@ def _settle(settings: Settings, paths: list[Path], settle: tuple[str, settled.So
     whose stat was racy as it started: its bytes neither). Failing to is not a failure: the
     next build is then a full one."""
     options, sources = settle
-    sub = settings.subtree
     try:
         if not _unchanged_since(settings, paths, options, sources, as_read):
             return
-        outputs = settled.output_stats(settings.docs_dir, settled.generated_outputs(
-            sub, prepared.generated, prepared.root_files))
+        outputs = settled.output_stats(settings.docs_dir, prepared.watched)
         settled.keep(settings.work_dir, settled.Settled(
             sources.key, outputs, [(u.name, u.key) for u in merged], settled.Outcome(
                 prepared.records, prepared.problems, list(prepared.lookup_problems),
-                prepared.unconverted, len(prepared.generated), searchable,
+                prepared.unconverted, prepared.generated, searchable,
                 len(prepared.units))))
     except (settled.Racy, OSError):
         return
@@ -804,9 +807,11 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
         # 310,000 records: only what the end needs of them is kept.
         edited = docs.edited & generated
-        made = tuple(generated)  # (the set's table alone was 32 MB at 310,000 records)
+        root_files = (*root.hashes, *(p.path for p in [home, *resolve]))
+        watched = frozenset(settled.generated_outputs(settings.subtree, generated, root_files))
+        made = len(generated)
         hand_written, absent = _hand_written(settings, docs, generated, stale)
-        del generated  # (what is left of it)
+        del generated  # (the paths: ~76 MB at 310,000 records)
         _check_reserved(hand_written)
         docs = replace(docs, files=[])
         # Written before any unit is built: every unit reads the nav's titles from them, and
@@ -844,8 +849,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     spare_existing()  # and the plan
     return _Prepared(ctx, units, made, stale, absent,
                      found.problems, len(found.lights), written, boxes.problems,
-                     boxes.unconverted, (*root.hashes, *(p.path for p in [home, *resolve])),
-                     edited)
+                     boxes.unconverted, watched, edited)
 
 
 def _place_data(settings: Settings, staged: Staged, data: Iterable[tuple[BoxData, str]]
