@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import pickle
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -231,8 +231,8 @@ def test_a_worker_drops_its_slice_before_mkdocs_runs(
     assert not list((project / ".errdocs" / "units").glob(f"*/{workers.SLICE}"))
 
 
-def _markdown_paths(held: object) -> int:
-    """How many paths of Markdown pages ``held`` reaches through its fields and containers."""
+def _reached(held: object, wanted: Callable[[str], bool]) -> int:
+    """How many ``wanted`` strings ``held`` reaches through its fields and containers."""
     import dataclasses
 
     seen: set[int] = set()
@@ -243,7 +243,7 @@ def _markdown_paths(held: object) -> int:
             continue
         seen.add(id(item))
         if isinstance(item, str):
-            count += item.endswith(".md")
+            count += wanted(item)
         elif isinstance(item, dict):
             todo += [*item.keys(), *item.values()]
         elif isinstance(item, tuple | list | set | frozenset):
@@ -285,13 +285,20 @@ def test_the_build_process_holds_no_catalogue_while_units_build(
     # paths at 310,000 records) in what it goes on with: the manifest and the settled row
     # are written without them, and the units read theirs from their slices.
     def units_from(ctx: object, *args: object, **kwargs: object) -> object:
-        pages.append(_markdown_paths(ctx) + _markdown_paths(args[0]))
+        pages.append(_reached((ctx, args[0]), markdown))
+        ids.append(_reached((ctx, args[0]), records.__contains__))
         return build_units(ctx, *args, **kwargs)  # type: ignore[arg-type]
 
     def assembled(settings: object, prepared: object, *args: object) -> object:
-        pages.append(_markdown_paths(prepared))
+        pages.append(_reached(prepared, markdown))
+        ids.append(_reached(prepared, records.__contains__))
         return assemble(settings, prepared, *args)  # type: ignore[arg-type]
 
+    def markdown(text: str) -> bool:
+        return text.endswith(".md")
+
+    records: set[str] = set()
+    ids: list[int] = []
     monkeypatch.setattr(sharded, "_build", units_from)
     monkeypatch.setattr(sharded, "_assemble", assembled)
 
@@ -306,6 +313,7 @@ def test_the_build_process_holds_no_catalogue_while_units_build(
     monkeypatch.setattr(sharded, "keep_row", kept)
     monkeypatch.setattr(sharded, "merge", merged)
     data = synth.write(60, tmp_path / "data.jsonl", seed=5)
+    records.update(json.loads(line)["record"]["id"] for line in data.read_text().splitlines())
     report = build_sharded(load_settings(project / "mkdocs.yml"), [data], jobs=jobs,
                            show_progress=False)
     assert report.built >= 6
@@ -314,6 +322,7 @@ def test_the_build_process_holds_no_catalogue_while_units_build(
         len(held) if jobs > 1 else 1)
     if jobs > 1:  # (with one, the plan is made here: its context holds them all)
         assert len(pages) == 2 and max(pages) < 40, pages  # (hand-written, the root's: 19)
+        assert ids == [0, 0], ids  # (the units' members: the build process needs their count)
     work = project / ".errdocs"
     assert not [p.name for p in work.rglob(".tmp-*")]
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")

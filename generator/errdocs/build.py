@@ -429,12 +429,16 @@ def _kept_of(planned: _Planned, whole: bool) -> _Planned:
     their slices and rows written: not the catalogue nor the records; nor, for a build of the
     whole plan (``whole``), the units' page keys (the merge needs their names and keys), the
     journal's pages (it goes once every unit is built) or the pages found absent (each of
-    these is every page in a cold build: ~760,000 at 310,000 records)."""
+    these is every page in a cold build: ~760,000 at 310,000 records), nor the units'
+    members."""
     bare = _records_dropped(planned.prepared)
     if not whole:
         return replace(planned, prepared=bare, elsewhere=bare.ctx.work_dir / WRITES,
                        ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
-    units = {u.name: replace(u, page_keys=()) for u in bare.units}
+    # Nor their members (a record id each, ~25 MB at 310,000 records): the build process
+    # orders the units by how many they have (workers.run), kept as one string shared.
+    units = {u.name: replace(u, page_keys=(), members=("",) * len(u.members))
+             for u in bare.units}
     return _Planned(replace(bare, units=list(units.values())),
                     bare.ctx, [units[u.name] for u in planned.chosen],
                     [units[u.name] for u in planned.dirty], {}, bare.ctx.work_dir / WRITES)
