@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import tracemalloc
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,3 +133,13 @@ def traced_queries(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(store.Catalogue, "_open", tracing)
     return queries
+
+
+def traced_peak(call: Callable[[], object]) -> int:
+    """The largest memory ``call`` held at once (bytes, traced by ``tracemalloc``)."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

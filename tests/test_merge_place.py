@@ -20,6 +20,8 @@ from errdocs.site import merge as site_merge
 from errdocs.site.merge import UnitOutput, merge, record_files
 from errdocs.site.owner import MARKER, SiteRefused
 
+from .helpers import traced_peak
+
 
 def _unit(work: Path, name: str, key: str, files: dict[str, str]) -> UnitOutput:
     """A built unit: ``files`` in its output, listed under ``key``."""
@@ -236,8 +238,6 @@ def test_a_new_trees_folders_are_not_all_held_as_their_times_are_kept(
     # a time as their times are kept, and the margin is read from the newest distinct times.
     # (Here 1.7 MB before, 0.2 MB after, with the parts written and the times kept for the
     # margin made small: what is left grows by 8 bytes a folder.)
-    import tracemalloc
-
     monkeypatch.setattr(site_folders, "TIMES_PART", 256)
     monkeypatch.setattr(site_merge, "MARGIN_TIMES", 256)
     work, site = tmp_path / ".errdocs", tmp_path / "site"
@@ -246,12 +246,7 @@ def test_a_new_trees_folders_are_not_all_held_as_their_times_are_kept(
         for group in range(20) for page in range(100)}) for n in range(3)]
     warm = tmp_path / "warm"  # (what a first merge in a process sets up once)
     merge([_unit(warm, "w", "k", {"w/index.html": "x"})], warm / "site", warm)
-    tracemalloc.start()
-    try:
-        merge(units, site, work)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: merge(units, site, work))
     assert len(list(site.glob("*/*/index.html"))) == 6_000
     kept = [path for path in (work / "sites").rglob("*") if path.name.startswith("times-")]
     times = [site_folders.read_kept(path) for path in kept]
@@ -321,8 +316,6 @@ def test_the_sitemaps_entries_are_not_all_held_as_they_are_merged(
     # every page of the site four times over (~760,000 pages at 310,000 records). Now one
     # unit's sitemap at a time, a run of entries, and a chunk of each run as they are merged.
     # (Here 18.3 MB before, 1.6 MB after, with runs and chunks made small.)
-    import tracemalloc
-
     monkeypatch.setattr(site_merge, "SITEMAP_RUN", 512)
     monkeypatch.setattr(site_merge, "_SITEMAP_CHUNK", 32)
     paths = []
@@ -332,12 +325,7 @@ def test_the_sitemaps_entries_are_not_all_held_as_they_are_merged(
                                       for n in range(2_500)), "utf-8")
     tree = tmp_path / "tree"
     tree.mkdir()
-    tracemalloc.start()
-    try:
-        site_merge._write_sitemap(tree, paths)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: site_merge._write_sitemap(tree, paths))
     text = (tree / "sitemap.xml").read_text("utf-8")
     assert text.count("<url>") == 30_000 and "page-29999/" in text
     assert peak < 3_000_000, peak

@@ -21,6 +21,8 @@ from errdocs.pages.write import (
     write_pages,
 )
 
+from .helpers import traced_peak
+
 
 def test_rewrites_only_changed_files_and_removes_stale_ones(tmp_path: Path) -> None:
     out = tmp_path / "errors"
@@ -167,15 +169,8 @@ def test_the_manifest_is_written_as_json_writes_it(tmp_path_factory: pytest.Temp
 
 
 def test_the_manifest_is_never_whole_in_memory(tmp_path: Path) -> None:
-    import tracemalloc
-
     paths = {f"errors/repo-{n:06}/{'x' * 60}.md" for n in range(50_000)}
-    tracemalloc.start()
-    try:
-        write._write_manifest(tmp_path, paths)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: write._write_manifest(tmp_path, paths))
     assert peak < (tmp_path / MANIFEST).stat().st_size / 2  # the sorted list, and a part
 
 
