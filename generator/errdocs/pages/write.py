@@ -154,7 +154,7 @@ def drop_stale(out_dir: Path, stale: Iterable[str]) -> int:
     build makes (:func:`claim_beyond`): those files are deleted and the manifest lists the
     rest (not written when nothing is stale: it does already), read and written a path at a
     time. A build holds the few stale paths, not the whole manifest (~100 MB at 310,000
-    records), nor what it makes (~76 MB more)."""
+    records), nor the paths of what it makes."""
     stale = set(stale)
     if not stale:
         return 0

@@ -496,9 +496,10 @@ def _recent(times: Iterable[int], since: int) -> tuple[int, list[int]]:
 MARGIN_TIMES = 4096
 """The newest distinct recent folder times the margin is read from (:func:`_margin`): any
 two distinct times differ by at least the file system's step, so their gaps bound it as all
-the times' would, and all were held: a file system with fine times (ext4 on Linux 6.13 and
-later) gives nearly every folder of a new tree its own (~745,000 at 310,000 records; the
-times, their set, its sorted list and the gaps were ~100 MB of the build process)."""
+the times' would, and all were held: a file system with fine times gives nearly every folder
+of a new tree its own (this machine's ext4, Linux 6.18: 5,941 distinct among 6,061 folders
+just made; ~745,000 folders at 310,000 records), and the times, their set, its sorted list
+and the gaps were all held at once."""
 FINE_SLACK_NS = 20_000_000
 """Added to a margin read from the folder times (:func:`_margin`): at least one tick of the
 coarse clock a file system may stamp times with while the folders' own times are finer (10 ms
