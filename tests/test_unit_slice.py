@@ -299,6 +299,16 @@ def test_the_build_process_holds_no_catalogue_while_units_build(
 
     records: set[str] = set()
     ids: list[int] = []
+    # Nor the docs folder's files, walked in a worker for the process preparing the build.
+    handed: list[int] = []
+    take = sharded._Walk.take
+
+    def taken(walk: sharded._Walk) -> object:
+        docs = take(walk)
+        handed.append(len(docs.files))
+        return docs
+
+    monkeypatch.setattr(sharded._Walk, "take", taken)
     monkeypatch.setattr(sharded, "_build", units_from)
     monkeypatch.setattr(sharded, "_assemble", assembled)
 
@@ -323,6 +333,7 @@ def test_the_build_process_holds_no_catalogue_while_units_build(
     if jobs > 1:  # (with one, the plan is made here: its context holds them all)
         assert len(pages) == 2 and max(pages) < 40, pages  # (hand-written, the root's: 19)
         assert ids == [0, 0], ids  # (the units' members: the build process needs their count)
+        assert handed == [0], handed
     work = project / ".errdocs"
     assert not [p.name for p in work.rglob(".tmp-*")]
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "fresh")

@@ -293,16 +293,20 @@ def build_sharded(settings: Settings, paths: Iterable[Path], *, jobs: int, stric
         with edits.looking(work, settings.site_dir if selection is None else None,
                            workers.call, 1 if row is None else edits.LOOK_THREADS) as look:
             walk = _Walk(settings, workers.call)  # so is the docs folder, in the other worker
-            done = None if row is None else _take_settled(settings, row, strict,
-                                                          show_progress, look, walk)
-            if done is not None:
-                return done
-            return _build_all(settings, paths, jobs=jobs, strict=strict,
-                              selection=selection, merge_only=merge_only,
-                              show_progress=show_progress, full_text=full_text,
-                              keep_versions=keep_versions, reset_history=reset_history,
-                              choose=choose, watch=watch, workers=workers, look=look,
-                              walk=walk, settle=None if sources is None else (options, sources))
+            try:
+                done = None if row is None else _take_settled(settings, row, strict,
+                                                              show_progress, look, walk)
+                if done is not None:
+                    return done
+                return _build_all(settings, paths, jobs=jobs, strict=strict,
+                                  selection=selection, merge_only=merge_only,
+                                  show_progress=show_progress, full_text=full_text,
+                                  keep_versions=keep_versions, reset_history=reset_history,
+                                  choose=choose, watch=watch, workers=workers, look=look,
+                                  walk=walk,
+                                  settle=None if sources is None else (options, sources))
+            finally:
+                walk.discard()
 
 
 def _build_all(settings: Settings, paths: list[Path], *, jobs: int, strict: bool,
@@ -763,7 +767,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Whatever comes next may change the units, the generated tree or the site: the settled
     # row no longer names them (the scan before only wrote facts about the inputs).
     settled.forget(work)
-    docs = docs_walked()  # before any is written
+    docs = docs_walked().read()  # before any is written
     # A data file written into is the very file a data unit (and the site) links: that
     # unit is built again from nothing once the file is written anew (below).
     edits.forget_holding(work, docs.linked)
@@ -1089,6 +1093,18 @@ class _Docs:
     whole plan ended (:mod:`errdocs.site.edits`): written again."""
     linked: list[edits.Edited]
     """Of those, the data files (not pages), by their path in the site: units link them."""
+    written: Path | None = None
+    """Where :attr:`files` were written instead by the process that walked (:data:`DOCS`),
+    for the process that prepares the build to read (:meth:`read`): the build process,
+    which forwards the walk, then never holds them (~83 MB at 310,000 records)."""
+
+    def read(self) -> _Docs:
+        """These docs with their files, read (and their file removed) if written."""
+        if self.written is None:
+            return self
+        with open(self.written, "rb") as file:
+            self.written.unlink()
+            return replace(self, files=cast(list[str], pickle.load(file)), written=None)
 
 
 class _Walk:
@@ -1101,8 +1117,8 @@ class _Walk:
         self._settings = settings
         self.sealed = edits.generated_sealed(settings.work_dir)
         """When the last build of the whole plan sealed the generated tree (None: unknown)."""
-        self._waiting = None if elsewhere is None else elsewhere(_walk_docs, settings,
-                                                                 self.sealed)
+        self._waiting = None if elsewhere is None else elsewhere(_walk_docs_written,
+                                                                 settings, self.sealed)
         self._docs: _Docs | None = None
 
     def docs(self) -> _Docs:
@@ -1117,7 +1133,7 @@ class _Walk:
         """The walk's files, no longer held here: the build drops them once it has sorted
         them (at 310,000 records the list is ~83 MB, else held while every unit builds)."""
         docs = self.docs()
-        self._docs = replace(docs, files=[])  # what edited() reads stays
+        self._docs = replace(docs, files=[], written=None)  # what edited() reads stays
         return docs
 
     def edited(self) -> bool:
@@ -1125,6 +1141,12 @@ class _Walk:
         it (or that cannot be told): the folders' stats the settled row watches do not show
         it."""
         return self.sealed is None or bool(self.docs().edited)
+
+    def discard(self) -> None:
+        """Remove the file of the walk's files (:data:`DOCS`) if the build did not read it
+        (it was taken from the settled row, or failed first). Not waited for: a walk still
+        running leaves its file to the next build's clean-up (:func:`_clean_leftovers`)."""
+        (self._settings.work_dir / DOCS).unlink(missing_ok=True)
 
 
 def _walk_docs(settings: Settings, sealed: int | None) -> _Docs:
@@ -1160,6 +1182,19 @@ def _walk_docs(settings: Settings, sealed: int | None) -> _Docs:
                         if not path.endswith(".md"):  # a data file: units link it
                             linked.append(edits.Edited(path, info.st_dev, info.st_ino))
     return _Docs(sorted(found), frozenset(edited), linked)
+
+
+DOCS = f"{TEMPORARY}docs"
+"""The work folder's file of the docs folder's files, walked in a worker (:attr:`_Docs.written`)."""
+
+
+def _walk_docs_written(settings: Settings, sealed: int | None) -> _Docs:
+    """:func:`_walk_docs`, its files written to the work folder's :data:`DOCS` file."""
+    docs = _walk_docs(settings, sealed)
+    path = settings.work_dir / DOCS
+    with open(path, "wb") as file:
+        pickle.dump(docs.files, file, pickle.HIGHEST_PROTOCOL)
+    return replace(docs, files=[], written=path)
 
 
 def _hand_written(settings: Settings, docs: _Docs, generated: set[str], stale: frozenset[str]
