@@ -207,7 +207,7 @@ def test_the_build_says_which_files_of_the_site_it_put_back(
     result = CliRunner().invoke(main, args)
     assert on_threads == ([] if jobs == "2" else ["errdocs-site-edits"])
     # So does the walk of the docs folder (the other worker).
-    assert in_workers == (["site_edits", "_walk_docs"] if jobs == "2" else [])
+    assert in_workers == (["site_edits", "_walk_docs_written"] if jobs == "2" else [])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[-1] == f"Site built in {project / 'site'}"
