@@ -12,7 +12,8 @@ For each N: synthetic records (bench/synth.py, seeded), then
 
 Printed per build: N, seconds, pages/s, peak memory of the whole process tree (RSS summed over
 processes, which counts pages shared by forked workers more than once, and PSS, which does
-not), bytes per record page (mean), the largest page, the ratio to the baseline. Each result is
+not), the build process's own peak resident memory (VmHWM, bench/peak.py), bytes per record
+page (mean), the largest page, the ratio to the baseline. Each result is
 also appended to OUT/results.jsonl. Check `uptime` first: the figures are only as quiet as the
 machine.
 
@@ -30,12 +31,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 BIN = Path(sys.executable).parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(HERE))
 
 import synth  # noqa: E402 - bench/ is not a package
 
@@ -58,13 +60,18 @@ class Result:
     roles: str = ""
     """Largest PSS (MB) of one process per role: main, plan (the child making the plan),
     worker, pagefind."""
+    main_peak_mb: float = 0.0
+    """The build process's own peak resident memory (``VmHWM``, MB), written as it exits
+    (bench/peak.py); 0 when not measured (the baseline)."""
 
     def line(self) -> str:
         return (f"N={self.n:<7} {self.what:<22} {self.seconds:8.1f} s {self.pages_per_s:7.1f} "
                 f"pages/s  peak RSS {self.peak_rss_mb:6.0f} MB (PSS {self.peak_pss_mb:6.0f} MB)"
                 f"  record page {self.record_page_bytes / 1024:5.1f} KB  largest "
                 f"{self.largest_page_bytes / 1024:6.1f} KB ({self.largest_page})"
-                + (f"\n{'':9} largest process PSS, MB: {self.roles}" if self.roles else ""))
+                + (f"\n{'':9} largest process PSS, MB: {self.roles}" if self.roles else "")
+                + (f"\n{'':9} build process's peak RSS (VmHWM): {self.main_peak_mb:.1f} MB"
+                   if self.main_peak_mb else ""))
 
 
 class TreeSampler:
@@ -202,9 +209,13 @@ def errdocs_build(n: int, data: Path, where: Path, jobs: int, what: str, cold: b
                   env: dict[str, str] | None = None) -> Result:
     if cold:
         project(where)
+    peak = where / "build-peak.txt"  # (not in site/ nor docs/: nothing a build reads)
+    peak.unlink(missing_ok=True)
     seconds, rss, pss, roles = timed(
-        [str(BIN / "errdocs"), "build", str(data), "-j", str(jobs)], where, env)
-    return _result(what, n, seconds, rss, pss, where / "site", roles)
+        [sys.executable, str(HERE / "peak.py"), str(peak), "build", str(data), "-j", str(jobs)],
+        where, env)
+    result = _result(what, n, seconds, rss, pss, where / "site", roles)
+    return replace(result, main_peak_mb=round(int(peak.read_text()) / 1024, 1))
 
 
 BASELINE = "INHERIT: mkdocs.yml\nplugins:\n  - search\n"
@@ -396,16 +407,20 @@ def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, work
 
 
 def memory_growth(colds: list[Result]) -> str | None:
-    """How the build process's memory grew from the smallest to the largest N built cold
-    (issue 12 item 3: at 10x the records at most 25% more); None with fewer than two sizes."""
-    mains = sorted((r.n, int(m.group(1))) for r in colds
-                   if (m := re.search(r"\bmain (\d+)", r.roles)))
-    if len(mains) < 2 or mains[0][0] == mains[-1][0] or not mains[0][1]:
+    """How the build process's peak resident memory (``VmHWM``) grew from the smallest to the
+    largest N built cold (issue 12 item 3: at 10x the records at most 25% more), with its
+    largest sampled PSS beside; None with fewer than two sizes."""
+    sized = sorted((r for r in colds if r.main_peak_mb), key=lambda r: r.n)
+    if len(sized) < 2 or sized[0].n == sized[-1].n:
         return None
-    (small, low), (large, high) = mains[0], mains[-1]
-    return (f"build process's largest PSS, cold: {low} MB at N={small}, {high} MB at "
-            f"N={large}: {high / low:.2f}x for {large / small:.1f}x the records "
-            "(issue 12 item 3: at most 1.25x for 10x)")
+    low, high = sized[0], sized[-1]
+    small, large = low.n, high.n
+    pss = [m.group(1) if (m := re.search(r"\bmain (\d+)", r.roles)) else "?"
+           for r in (low, high)]
+    return (f"build process's peak RSS (VmHWM), cold: {low.main_peak_mb:.1f} MB at N={small}, "
+            f"{high.main_peak_mb:.1f} MB at N={large}: {high.main_peak_mb / low.main_peak_mb:.2f}x "
+            f"for {large / small:.1f}x the records (issue 12 item 3: at most 1.25x for 10x); "
+            f"its largest PSS sampled: {pss[0]} and {pss[1]} MB")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,14 +48,29 @@ def test_sites_are_compared_by_inode_first_then_by_bytes(tmp_path: Path) -> None
 
 
 def test_the_build_processs_memory_growth_is_told_between_sizes() -> None:
-    def cold(n: int, roles: str) -> run.Result:
-        return run.Result("errdocs cold -j2", n, 1.0, 1, 1.0, 1.0, 1.0, 1, 1, "", "", roles)
+    def cold(n: int, roles: str, peak: float) -> run.Result:
+        return run.Result("errdocs cold -j2", n, 1.0, 1, 1.0, 1.0, 1.0, 1, 1, "", "", roles,
+                          peak)
 
-    assert run.memory_growth([cold(2000, "main 60, worker 70")]) is None
-    assert run.memory_growth([cold(20000, "main 162, worker 184"),
-                              cold(2000, "main 60, worker 70")]) == (
-        "build process's largest PSS, cold: 60 MB at N=2000, 162 MB at N=20000: 2.70x for "
-        "10.0x the records (issue 12 item 3: at most 1.25x for 10x)")
+    assert run.memory_growth([cold(2000, "main 60, worker 70", 70.0)]) is None
+    assert run.memory_growth([cold(2000, "main 60", 70.0), cold(2000, "main 61", 71.0)]) is None
+    assert run.memory_growth([cold(20000, "main 162, worker 184", 189.0),
+                              cold(2000, "main 60, worker 70", 70.0)]) == (
+        "build process's peak RSS (VmHWM), cold: 70.0 MB at N=2000, 189.0 MB at N=20000: 2.70x "
+        "for 10.0x the records (issue 12 item 3: at most 1.25x for 10x); its largest PSS "
+        "sampled: 60 and 162 MB")
+
+
+def test_the_build_processs_peak_is_its_own_high_water_mark(tmp_path: Path) -> None:
+    # bench/peak.py runs the command line in this process's child and writes that child's
+    # VmHWM as it exits: more than an idle interpreter's, less than the whole tree's sum.
+    data = synth.write(20, tmp_path / "data.jsonl", seed=2)
+    result = run.errdocs_build(20, data, tmp_path / "p", 2, "errdocs cold -j2")
+    assert (tmp_path / "p" / "site" / "index.html").is_file()
+    assert 20 < result.main_peak_mb < result.peak_rss_mb
+    assert float((tmp_path / "p" / "build-peak.txt").read_text()) / 1024 == pytest.approx(
+        result.main_peak_mb, abs=0.1)
+    assert f"build process's peak RSS (VmHWM): {result.main_peak_mb:.1f} MB" in result.line()
 
 
 def test_smoke_run_prints_every_figure(tmp_path: Path, capsys: pytest.CaptureFixture[str]
