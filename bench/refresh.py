@@ -1,8 +1,9 @@
 """Refreshes of a project already built, measured one by one (issues 17 and 12 item 3).
 
 Each DATA file in turn is copied over the project's input and ``errdocs build INPUT -j JOBS``
-runs in the project; a line gives its wall time, the peak RSS and PSS of its process tree and
-the largest PSS of each role (main, worker). ``--noop`` adds a build with nothing changed;
+runs in the project; a line gives its wall time, the peak RSS and PSS of its process tree, the
+largest PSS of each role (main, worker) and the build process's own peak resident memory
+(``VmHWM``, bench/peak.py). ``--noop`` adds a build with nothing changed;
 ``--reference SITE`` then compares the project's site with SITE (a cold build's, kept aside
 with hard links) file by file.
 
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from run import _load, different, timed
+from run import _load, different, timed_python
 
 PINNED = """
 import sys
@@ -42,12 +43,12 @@ main(prog_name="errdocs")
 
 def build(project: Path, input_name: str, jobs: int, pin: str | None, what: str) -> str:
     """Build the project as ``errdocs build`` does from the command line; its line."""
-    errdocs = ([sys.executable, "-c", PINNED, pin] if pin else
-               [sys.executable, "-m", "errdocs"])
-    seconds, rss, pss, roles = timed([*errdocs, "build", input_name, "-j", str(jobs)],
-                                     project)
+    errdocs = ["-c", PINNED, pin] if pin else ["-m", "errdocs"]
+    seconds, rss, pss, roles, main_peak = timed_python(
+        [*errdocs, "build", input_name, "-j", str(jobs)], project)
     return (f"{what:<28} {seconds:8.1f} s   peak RSS {rss:7.0f} MB (PSS {pss:7.0f} MB)   "
-            f"largest PSS, MB: {roles}   load {_load()}")
+            f"largest PSS, MB: {roles}   build process VmHWM {main_peak:.1f} MB   "
+            f"load {_load()}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, replace
@@ -170,6 +171,16 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None,
     return seconds, sampler.peak_rss / 1024, sampler.peak_pss / 1024, sampler.summary()
 
 
+def timed_python(args: list[str], cwd: Path, env: dict[str, str] | None = None,
+                 ) -> tuple[float, float, float, str, float]:
+    """:func:`timed` of ``python ARGS`` (``-m MODULE ...`` or ``-c CODE ...``), run through
+    bench/peak.py, and the process's own peak resident memory (``VmHWM``, MB) last."""
+    with tempfile.TemporaryDirectory() as folder:
+        peak = Path(folder) / "peak"
+        measured = timed([sys.executable, str(HERE / "peak.py"), str(peak), *args], cwd, env)
+        return (*measured, round(int(peak.read_text()) / 1024, 1))
+
+
 def project(where: Path) -> Path:
     """A fresh copy of the project's MkDocs side (config, docs, overrides)."""
     shutil.rmtree(where, ignore_errors=True)
@@ -209,13 +220,10 @@ def errdocs_build(n: int, data: Path, where: Path, jobs: int, what: str, cold: b
                   env: dict[str, str] | None = None) -> Result:
     if cold:
         project(where)
-    peak = where / "build-peak.txt"  # (not in site/ nor docs/: nothing a build reads)
-    peak.unlink(missing_ok=True)
-    seconds, rss, pss, roles = timed(
-        [sys.executable, str(HERE / "peak.py"), str(peak), "build", str(data), "-j", str(jobs)],
-        where, env)
+    seconds, rss, pss, roles, main_peak = timed_python(
+        ["-m", "errdocs", "build", str(data), "-j", str(jobs)], where, env)
     result = _result(what, n, seconds, rss, pss, where / "site", roles)
-    return replace(result, main_peak_mb=round(int(peak.read_text()) / 1024, 1))
+    return replace(result, main_peak_mb=main_peak)
 
 
 BASELINE = "INHERIT: mkdocs.yml\nplugins:\n  - search\n"
