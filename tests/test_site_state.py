@@ -705,3 +705,34 @@ def test_kept_times_are_sorted_with_their_times_and_tell_their_folders() -> None
     assert dict(zip(kept.folders, kept.times, strict=True)) == times
     assert all(folder in kept for folder in times)
     assert not any(folder in kept for folder in ("a/", "c", "a/c/d", "0", "z"))
+
+
+_FOLDER = st.text(alphabet="ab-/. é", min_size=0, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(kept=st.dictionaries(_FOLDER, st.integers(0, 9), max_size=12),
+       steps=st.lists(st.tuples(st.booleans(), _FOLDER, st.integers(-3, 9)), max_size=30))
+def test_a_repairs_times_are_the_times_a_dict_of_every_folder_would_keep(
+        tmp_path_factory: pytest.TempPathFactory, kept: dict[str, int],
+        steps: list[tuple[bool, str, int]]) -> None:
+    # The repair notes the kept folders' times in an array in their order and the others by
+    # name (folders.TreeTimes); what it writes must be what the dict it replaced wrote:
+    # every folder noted, sorted by name, less those forgotten.
+    kept[""] = 0  # a repair's kept times start with the tree itself
+    file = tmp_path_factory.mktemp("times") / "kept.json"
+    folders.write_times(file, kept, 1)
+    read = folders.read_kept(file)
+    assert read is not None
+    noted, oracle = folders.TreeTimes(read), dict[str, int]()
+    for note, folder, mtime in steps:
+        if note:
+            noted.note(folder, mtime, read.index(folder) if mtime % 2 else None)
+            oracle[folder] = mtime
+        else:
+            noted.forget(folder)
+            oracle.pop(folder, None)
+    assert list(noted.items()) == sorted(oracle.items())
+    assert sorted(noted.values()) == sorted(oracle.values())
+    folders.write_sorted_times(file, noted.items(), 2)
+    assert folders.read_times(file) == ((oracle, 2) if "" in oracle else None)

@@ -51,12 +51,13 @@ from errdocs.site.folders import (
     NOT_A_FOLDER,
     Ahead,
     Kept,
+    TreeTimes,
     folder_time,
     folder_times,
     keep_tree_times,
     read_kept,
     times_file,
-    write_times,
+    write_sorted_times,
 )
 from errdocs.site.owner import MARKER, check_replaceable, discard, is_ours, mark
 from errdocs.site.state import TIMES, Place, forget_others, live_is_known
@@ -389,7 +390,7 @@ would list each of them again, reading every unit output that has it. A refresh 
 SKIPPED = (SITEMAP, SITEMAP + ".gz", MARKER)
 """Written afresh for every tree (:func:`_finish_tree`)."""
 _KNOWN = frozenset[str]()
-"""What :attr:`_Repair.real` says of a folder found unchanged: it holds the known folders."""
+"""What :meth:`_Repair.held` says of a folder found unchanged: it holds the known folders."""
 
 
 @dataclass
@@ -400,16 +401,36 @@ class _Repair:
     """The tree."""
     wanted: Wanted
     """What the units have in each folder."""
-    times: dict[str, int]
-    """Folder to its modification time, read before it was listed: the next repair lists
+    times: TreeTimes
+    """Each folder's modification time, read before it was listed: the next repair lists
     only the folders whose time changed."""
-    real: dict[str, frozenset[str] | set[str]]
-    """Folders looked at, to the folders they hold (not links to folders); :data:`_KNOWN`
-    for a folder found unchanged."""
+    unchanged: bytearray
+    """1 for each kept folder (in the kept times' order) found unchanged: it holds the
+    folders it held (a byte a folder, where a dict of every folder was held)."""
+    real: dict[str, set[str]]
+    """Folders listed, to the folders they hold (not links to folders)."""
     listed: set[str]
     """Folders listed (and put right)."""
     emptied: set[Path]
     """Folders a file was removed from."""
+    _last: tuple[str | None, int] = (None, -1)
+    """The last folder :meth:`held` found among the kept ones, and where: the folders come
+    sorted, most after a sibling, so most ask for the parent asked for before."""
+
+    def held(self, folder: str) -> Container[str] | None:
+        """The folders ``folder`` was found to hold: what its listing found, :data:`_KNOWN`
+        when it was found unchanged; None when it was not looked at (gone, replaced, or
+        under such a folder)."""
+        found = self.real.get(folder)
+        if found is not None:
+            return found
+        kept = self.times.kept
+        if kept is None:
+            return None
+        if self._last[0] != folder:
+            self._last = (folder, kept.index(folder))
+        at = self._last[1]
+        return _KNOWN if at >= 0 and self.unchanged[at] else None
 
 
 def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path,
@@ -429,8 +450,9 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     file = times_file(folder, tree)
     early = None if ahead is None else ahead.take(file)
     taken = ahead.taken if early and ahead else time.time_ns()
-    job = _Repair(str(tree), Wanted(units), {}, {}, set(), set())
     kept = early.kept if early else _kept_times(file)
+    job = _Repair(str(tree), Wanted(units), TreeTimes(kept),
+                  bytearray(len(kept.folders) if kept else 0), {}, set(), set())
     if kept is None:
         _list_all(job, "")  # every folder put right: nothing left to update
     else:
@@ -444,7 +466,7 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     if file is not None:
         # Folders this repair changed keep the time read before: they are listed next time.
         taken = _trusted_from(job.times.values(), taken, goes_live)
-        write_times(file, job.times, taken)
+        write_sorted_times(file, job.times.items(), taken)
     return True
 
 
@@ -526,10 +548,10 @@ def _read_again(job: _Repair, folders: set[str]) -> None:
         try:
             info = os.lstat(os.path.join(job.root, relative))
         except OSError:
-            job.times.pop(relative, None)
+            job.times.forget(relative)
             continue
         if stat.S_ISDIR(info.st_mode):
-            job.times[relative] = info.st_mtime_ns
+            job.times.note(relative, info.st_mtime_ns)
 
 
 def _list_changed(job: _Repair, known: Kept, stats: Sequence[int]) -> None:
@@ -539,21 +561,22 @@ def _list_changed(job: _Repair, known: Kept, stats: Sequence[int]) -> None:
     parent was is looked at again), and every folder found in them that ``known`` does not
     have. ``stats``: the :func:`folder_time` of each of its folders, in their order (a parent
     sorts before what it holds)."""
-    real, times, prefix, settled = job.real, job.times, job.root + "/", known.taken - RACY_NS
-    for relative, before, early in zip(known.folders, known.times, stats, strict=True):
+    times, prefix, settled = job.times, job.root + "/", known.taken - RACY_NS
+    rows = zip(known.folders, known.times, stats, strict=True)
+    for at, (relative, before, early) in enumerate(rows):
         mtime = early
         if relative:
-            held = real.get(relative.rpartition("/")[0])
+            held = job.held(relative.rpartition("/")[0])
             if held is None or (held is not _KNOWN and relative not in held):
                 continue  # gone or replaced (seen listing its parent), or under such a folder
             if held is not _KNOWN:  # its parent was just put right: what it holds now
                 mtime = folder_time(prefix + relative)
         if mtime == NOT_A_FOLDER:
             continue
-        times[relative] = mtime
+        times.note(relative, mtime, at)
         if relative and mtime == before and mtime < settled:
             # Unchanged: it holds what it held, and its folders are the known ones.
-            real[relative] = _KNOWN
+            job.unchanged[at] = 1
             continue
         _list(job, relative, known)
 
@@ -561,7 +584,7 @@ def _list_changed(job: _Repair, known: Kept, stats: Sequence[int]) -> None:
 def _list_all(job: _Repair, relative: str) -> None:
     """List ``relative`` and every folder below it."""
     info = os.lstat(os.path.join(job.root, relative))
-    job.times[relative] = info.st_mtime_ns
+    job.times.note(relative, info.st_mtime_ns)
     _list(job, relative, {})
 
 
