@@ -373,3 +373,25 @@ def test_a_repair_holds_no_dict_of_every_folder(tmp_path: Path,
     kept = [site_folders.read_kept(path) for path in (work / "sites").rglob("times-*")]
     assert len(kept) == 2 and all(k is not None and len(k.folders) == 6_061 for k in kept)
     assert len(held) == 2 and max(held) < 50_000, held  # the spare's and the new spare's
+
+
+def test_the_intact_check_reads_the_kept_times_a_part_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A build with nothing to do asks whether the live site is as the last merge left it, by
+    # its folders' kept times: they were read into a dict of every folder first (44,736 at
+    # 20,000 records). Now a line (here 256 folders) at a time: traced, 1.2 MB before, 0.09
+    # MB after, for these 6,061 folders.
+    from errdocs.site.intact import live_intact
+
+    monkeypatch.setattr(site_folders, "TIMES_PART", 256)
+    work, site = tmp_path / ".errdocs", tmp_path / "site"
+    units = [_unit(work, f"u{n}", "k", {
+        f"{n}-{group:02}/{'page-' * 8}{page:03}/index.html": "x"
+        for group in range(20) for page in range(100)}) for n in range(3)]
+    merge(units, site, work)
+    found: list[bool] = []
+    peak = traced_peak(lambda: found.append(live_intact(work, site, units)))
+    assert found == [True]
+    (site / "1-07" / "extra.html").write_text("by hand")
+    assert not live_intact(work, site, units)
+    assert peak < 400_000, peak

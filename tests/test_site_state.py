@@ -621,7 +621,7 @@ def test_folder_times_written_in_parts_read_back_whole(tmp_path: Path, count: in
 
 
 @pytest.mark.parametrize("damage", ["cut", "unsorted", "no root", "trailing", "one line",
-                                    "not json", "empty"])
+                                    "not json", "empty", "a text time", "repeated"])
 def test_folder_times_not_as_written_are_none(tmp_path: Path, damage: str,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     # A times file is a cache: anything but what write_times wrote reads as none (the
@@ -634,9 +634,14 @@ def test_folder_times_not_as_written_are_none(tmp_path: Path, damage: str,
     changed = {"cut": text[:-4], "unsorted": text.replace(b'"a"', b'"d"'),
                "no root": text.replace(b'"": 1', b'"0": 1'), "trailing": text + b"{}\n",
                "one line": json.dumps({"taken": 5, "times": {"": 1}}).encode(),
-               "not json": text.replace(b'"b": 3', b'"b": x'), "empty": b""}[damage]
+               "not json": text.replace(b'"b": 3', b'"b": x'), "empty": b"",
+               "a text time": text.replace(b'"b": 3', b'"b": "3"'),
+               "repeated": text.replace(b'"b": 3', b'"a": 3')}[damage]
     file.write_bytes(changed)
     assert folders.read_kept(file) is None and folders.read_times(file) is None
+    # Read as it streams (the intact check's way), it says so by the end at the latest.
+    with pytest.raises(ValueError), file.open("rb") as lines:
+        list(folders.KeptFile(lines).items())
 
 
 def test_folder_times_are_read_a_part_at_a_time(tmp_path: Path) -> None:

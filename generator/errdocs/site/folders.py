@@ -103,30 +103,60 @@ def read_times(file: Path) -> Times | None:
 
 def read_kept(file: Path) -> Kept | None:
     """:func:`read_times` as a repair takes them (:class:`Kept`), read a part (a line) at a
-    time. Read whole, the bytes, their text and a dict of every folder were all held at once
-    (a 49.7 MB file of ~745,000 folders at 310,000 records), at the start of the units' stage
-    (the read-ahead's); at 60,000 folders that was twice what this holds at its top
-    (``test_folder_times_are_read_a_part_at_a_time``)."""
+    time (:class:`KeptFile`). Read whole, the bytes, their text and a dict of every folder
+    were all held at once (a 49.7 MB file of ~745,000 folders at 310,000 records), at the
+    start of the units' stage (the read-ahead's); at 60,000 folders that was twice what this
+    holds at its top (``test_folder_times_are_read_a_part_at_a_time``)."""
     folders: list[str] = []
     times = array("q")
     try:
         with file.open("rb") as lines:
-            head = _HEAD.fullmatch(next(lines, b""))
-            for line in lines:
-                if line == b"}}\n":  # the end: nothing may follow
-                    ended = next(lines, None) is None
-                    break
-                part = json.loads(b"{" + line.rstrip().removesuffix(b",") + b"}")
-                folders += part
-                times.extend(part.values())
-            else:
-                return None  # cut short
+            kept = KeptFile(lines)
+            for folder, mtime in kept.items():
+                folders.append(folder)
+                times.append(mtime)
     except (OSError, ValueError, TypeError, OverflowError):
         return None
-    if head is None or not ended or folders[:1] != [""] or not all(
-            a < b for a, b in itertools.pairwise(folders)):
-        return None  # not what write_times wrote (sorted, "" first: a repair's)
-    return Kept(folders, times, int(head[1]))
+    return Kept(folders, times, kept.taken)
+
+
+class NotKept(ValueError):
+    """A times file that is not what :func:`write_times` writes."""
+
+
+class KeptFile:
+    """A times file (:func:`write_times`) read a part (a line) at a time: when its folders'
+    times were read (:attr:`taken`), then each folder and its time in their order
+    (:meth:`items`). :class:`NotKept` is raised as soon as it shows it is not such a file,
+    at the latest once every folder is read: the tree itself (``""``) first, the folders
+    sorted, whole."""
+
+    def __init__(self, lines: Iterator[bytes]) -> None:
+        head = _HEAD.fullmatch(next(lines, b""))
+        if head is None:
+            raise NotKept("not a times file")
+        self.taken = int(head[1])
+        """When the folders' times were read (ns)."""
+        self._lines = lines
+
+    def items(self) -> Iterator[tuple[str, int]]:
+        """Each folder and its kept time, in order."""
+        last: str | None = None
+        for line in self._lines:
+            if line == b"}}\n":  # the end: nothing may follow
+                if last is None or next(self._lines, None) is not None:
+                    raise NotKept("no folder, or more after the end")
+                return
+            for folder, mtime in json.loads(b"{" + line.rstrip().removesuffix(b",")
+                                            + b"}").items():
+                in_order = folder == "" if last is None else last < folder
+                if not in_order:
+                    raise NotKept("the tree itself not first, or the folders not sorted")
+                if type(mtime) is not int:
+                    raise NotKept(f"a time that is not a whole number: {mtime!r}")
+                last = folder
+                yield folder, mtime
+        raise NotKept("cut short")
 
 
 _HEAD = re.compile(rb'\{"taken": (-?[0-9]+), "times": \{\n')

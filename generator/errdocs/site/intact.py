@@ -19,10 +19,10 @@ spare tree's folders (22 s out of the cache) before linking nothing and swapping
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from errdocs.site.folders import NOT_A_FOLDER, folder_time, read_times, times_file
+from errdocs.site.folders import NOT_A_FOLDER, KeptFile, folder_time, times_file
 from errdocs.site.merge import (
     RACY_NS,
     SETTLE_FOLDERS,
@@ -52,10 +52,7 @@ def live_intact(work: Path, target: Path, units: Sequence[UnitOutput]) -> bool:
             or state.get("live") != {u.name: u.key for u in units}):
         return False
     file = times_file(place.folder, place.target)
-    kept = None if file is None else read_times(file)
-    if kept is None:
-        return False
-    doubtful = _doubtful(str(target), *kept)
+    doubtful = None if file is None else _doubtful_in(str(target), file)
     if doubtful is None:
         return False
     wanted = Wanted(units)
@@ -65,12 +62,24 @@ def live_intact(work: Path, target: Path, units: Sequence[UnitOutput]) -> bool:
         return False
 
 
-def _doubtful(root: str, times: dict[str, int], taken: int) -> list[str] | None:
+def _doubtful_in(root: str, file: Path) -> list[str] | None:
+    """:func:`_doubtful` of the times kept in ``file``, read a part at a time (a dict of every
+    folder was held: 44,736 at 20,000 records); None too when there are none or they are not
+    what a repair writes."""
+    try:
+        with file.open("rb") as lines:
+            kept = KeptFile(lines)
+            return _doubtful(root, kept.items(), kept.taken)
+    except (OSError, ValueError):
+        return None
+
+
+def _doubtful(root: str, times: Iterable[tuple[str, int]], taken: int) -> list[str] | None:
     """The folders whose time does not tell that they hold what they held (the site folder's
     always); None when a folder is gone or there are more than :data:`LISTED`."""
     trusted_before = taken - RACY_NS
     doubtful = [""]
-    for relative, kept in times.items():
+    for relative, kept in times:
         mtime = folder_time(f"{root}/{relative}" if relative else root)
         if mtime == NOT_A_FOLDER:
             return None
