@@ -395,3 +395,71 @@ def test_the_intact_check_reads_the_kept_times_a_part_at_a_time(
     (site / "1-07" / "extra.html").write_text("by hand")
     assert not live_intact(work, site, units)
     assert peak < 400_000, peak
+
+
+_PAGE = st.sampled_from(["index.html", "a/index.html", "a/b/index.html", "a-b/index.html",
+                         "a.c/x.html", "é/index.html", "a/b/c/index.html", "z.html"])
+_EDIT = st.tuples(st.sampled_from(["delete", "rewrite", "add", "add folder", "remove folder",
+                                   "folder to file", "file to folder"]),
+                  st.integers(0, 50), st.text(st.sampled_from("ab-."), min_size=1, max_size=3)
+                  .filter(lambda name: name not in (".", "..")))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pages=st.lists(st.sets(_PAGE, min_size=1), min_size=1, max_size=3),
+       edits=st.lists(st.lists(_EDIT, max_size=4), min_size=3, max_size=3),
+       changed=st.lists(st.booleans(), min_size=3, max_size=3))
+def test_a_site_edited_by_hand_holds_the_units_files_after_each_merge(
+        tmp_path: Path, pages: list[set[str]], edits: list[list[tuple[str, int, str]]],
+        changed: list[bool]) -> None:
+    # Whatever is done by hand to the live site between merges (files and folders removed,
+    # added, rewritten, one put where the other was), the site after the next merge holds
+    # exactly the units' files: each tree is the spare of every other merge, repaired from
+    # its kept folder times (folders.TreeTimes, _Repair.held).
+    root = Path(tempfile.mkdtemp(dir=tmp_path))
+    work, site = root / ".errdocs", root / "site"
+
+    def units(version: int) -> tuple[list[UnitOutput], dict[str, str]]:
+        made = [_unit(work, f"u{n}", f"k{n}-{version}", {
+            f"u{n}/{page}": f"{n} {page} {version}" for page in unit})
+            for n, unit in enumerate(pages)]
+        return made, {f"u{n}/{page}": f"{n} {page} {version}"
+                      for n, unit in enumerate(pages) for page in unit}
+
+    version = 0
+    made, expected = units(version)
+    merge(made, site, work)
+    for round_edits, change in zip(edits, changed, strict=True):
+        for how, at, name in round_edits:
+            _edit_by_hand(site, how, at, name)
+        version += change
+        made, expected = units(version)
+        merge(made, site, work)
+        assert _tree(site) == expected
+
+
+def _edit_by_hand(site: Path, how: str, at: int, name: str) -> None:
+    """One change a person may make to the live site, at the ``at``-th of its files or
+    folders (sorted)."""
+    files = sorted(p for p in site.rglob("*") if p.is_file() and p.name != MARKER)
+    folders = sorted(p for p in site.rglob("*") if p.is_dir())
+    if how in ("delete", "rewrite", "file to folder") and files:
+        file = files[at % len(files)]
+        file.unlink()
+        if how == "rewrite":
+            file.write_text("by hand")
+        elif how == "file to folder":
+            (file / name).mkdir(parents=True)
+    elif how in ("remove folder", "folder to file") and folders:
+        folder = folders[at % len(folders)]
+        shutil.rmtree(folder)
+        if how == "folder to file":
+            folder.write_text("by hand")
+    elif how == "add":
+        ((folders[at % len(folders)] if folders else site) / f"{name}.html").write_text("mine")
+    elif how == "add folder":
+        new = (folders[at % len(folders)] if folders else site) / name
+        if not new.exists():
+            new.mkdir()
+            (new / "x.html").write_text("mine")
