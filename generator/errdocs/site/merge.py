@@ -408,9 +408,7 @@ class _Repair:
     """1 for each kept folder (in the kept times' order) found unchanged: it holds the
     folders it held (a byte a folder, where a dict of every folder was held)."""
     real: dict[str, set[str]]
-    """Folders listed, to the folders they hold (not links to folders)."""
-    listed: set[str]
-    """Folders listed (and put right)."""
+    """Folders listed (and put right), to the folders they hold (not links to folders)."""
     emptied: set[Path]
     """Folders a file was removed from."""
     _last: tuple[str | None, int] = (None, -1)
@@ -452,13 +450,13 @@ def _repair(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], wor
     taken = ahead.taken if early and ahead else time.time_ns()
     kept = early.kept if early else _kept_times(file)
     job = _Repair(str(tree), Wanted(units), TreeTimes(kept),
-                  bytearray(len(kept.folders) if kept else 0), {}, set(), set())
+                  bytearray(len(kept.folders) if kept else 0), {}, set())
     if kept is None:
         _list_all(job, "")  # every folder put right: nothing left to update
     else:
         stats = early.stats if early else folder_times(job.root, kept.folders)
         _list_changed(job, kept, stats)
-        touched = _update(tree, before, units, work, job.listed)
+        touched = _update(tree, before, units, work, job.real)
         if touched is None:
             return False
         _read_again(job, touched)
@@ -624,7 +622,6 @@ def _list(job: _Repair, relative: str, known: Container[str]) -> None:
             os.mkdir(os.path.join(path, name))
             folders.add(child)
     job.real[relative] = folders
-    job.listed.add(relative)
     for child in sorted(folders):
         if child not in known:
             _list_all(job, child)
@@ -706,7 +703,7 @@ def forget_times(folder: Path, keep: Iterable[Path]) -> None:
 
 
 def _update(tree: Path, before: dict[str, str], units: Sequence[UnitOutput], work: Path,
-            done: set[str]) -> set[str] | None:
+            done: Container[str]) -> set[str] | None:
     """Bring ``tree`` from the units of ``before`` to ``units``, but in the folders ``done``
     (listed: they hold the units' files already); the folders it changed (relative, with
     their parents), or None when it cannot (a unit's file list is missing)."""
