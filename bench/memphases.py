@@ -7,7 +7,9 @@ process's RSS and its peak so far (VmHWM: the kernel updates it lazily, at the l
 memory is given back, so a step's own top may show at a later step's end); then stops before
 any unit is built and prints the process's peak (VmHWM) and, with tracemalloc, the lines
 holding the most memory. Wrapping the build's own steps, not a copy of them, keeps this
-script measuring what a build does.
+script measuring what a build does. Each line also says where the memory is by allocator
+(:func:`allocators`): Python's live objects and the arenas holding them, the C heap's used
+and free bytes and its blocks mapped apart.
 
     .venv/bin/python bench/memphases.py bench/out/data/r20000.jsonl [--top 15] [--no-trace]
 """
@@ -16,8 +18,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
+import ctypes.util
 import functools
 import gc
+import os
+import re
 import sys
 import tempfile
 import time
@@ -60,7 +66,65 @@ def status(field: str) -> float:
 def line(name: str, seconds: float) -> str:
     traced = tracemalloc.get_traced_memory()[0] / 2**20 if tracemalloc.is_tracing() else 0.0
     return (f"{name:<28} {seconds:7.1f} s   RSS {status('VmRSS'):7.1f} MB   "
-            f"peak {status('VmHWM'):7.1f} MB   traced {traced:7.1f} MB")
+            f"peak {status('VmHWM'):7.1f} MB   traced {traced:7.1f} MB{allocators()}")
+
+
+class _MallInfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2`` (glibc 2.33 and later)."""
+
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+
+def allocators() -> str:
+    """Where the process's memory is, by allocator: Python's objects (what its live blocks
+    take, and the arenas holding them: an arena of 1 MiB goes back to the system only when
+    every block in it is free, so a step's freed objects among kept ones stay in the RSS)
+    and the C heap (in use, and freed but kept; large blocks mapped apart). Told apart, a
+    step's growth is either what it keeps alive or what it left scattered. Empty where either
+    cannot be read."""
+    objects = _python_objects()
+    heap = _c_heap()
+    if objects is None or heap is None:
+        return ""
+    used, arenas = objects
+    in_use, kept, mapped = heap
+    return (f"   objects {used:6.1f} MB in arenas of {arenas:6.1f}   "
+            f"C heap {in_use:6.1f} MB used, {kept:6.1f} free, {mapped:6.1f} mapped")
+
+
+def _python_objects() -> tuple[float, float] | None:
+    """The bytes in Python's live small blocks and in its arenas (MB), as
+    ``sys._debugmallocstats`` prints them to the C stderr (read through a pipe)."""
+    read, write = os.pipe()
+    saved = os.dup(2)
+    try:
+        sys.stderr.flush()
+        os.dup2(write, 2)
+        sys._debugmallocstats()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(write)
+    with os.fdopen(read, "rb") as stats:
+        text = stats.read().decode("ascii", "replace")
+    used = re.search(r"^# bytes in allocated blocks\s*=\s*([\d,]+)", text, re.M)
+    arenas = re.search(r"^\d+ arenas \* \d+ bytes/arena\s*=\s*([\d,]+)", text, re.M)
+    if used is None or arenas is None:
+        return None
+    return (int(used[1].replace(",", "")) / 2**20, int(arenas[1].replace(",", "")) / 2**20)
+
+
+def _c_heap() -> tuple[float, float, float] | None:
+    """glibc's heap: bytes in use, free but kept, and mapped apart (MB)."""
+    try:
+        info = ctypes.CDLL(ctypes.util.find_library("c")).mallinfo2
+    except (OSError, AttributeError, TypeError):  # not glibc, or older than 2.33
+        return None
+    info.restype = _MallInfo2
+    heap = info()
+    return heap.uordblks / 2**20, heap.fordblks / 2**20, heap.hblkhd / 2**20
 
 
 def wrapped(name: str, step: Callable[..., Any]) -> Callable[..., Any]:

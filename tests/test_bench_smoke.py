@@ -141,6 +141,10 @@ def test_memory_phases_measure_the_builds_own_steps(tmp_path: Path,
     steps = [line[:28].strip() for line in out.splitlines() if " s   RSS " in line]
     assert steps == ["imports", *memphases.STEPS.values(), "given back"]
     assert re.search(r"^peak RSS of the build process \(VmHWM\): \d+\.\d MB$", out, re.M)
+    if memphases._c_heap() is not None:  # (glibc: each step's memory by allocator too)
+        figures = (r"objects +\d+\.\d MB in arenas of +\d+\.\d +C heap +\d+\.\d MB used, "
+                   r"+\d+\.\d free, +\d+\.\d mapped$")
+        assert all(re.search(figures, line) for line in out.splitlines() if " s   RSS " in line)
     assert "units:" not in out and "Site built" not in out
 
 
@@ -189,3 +193,22 @@ def test_the_refresh_bench_measures_each_build_and_compares_the_site(
                          r"main \d+.*   build process VmHWM \d+\.\d MB   load ", line)
                for line in out[:3])
     assert out[3] == f"site against {cold / 'site'}: 0 files differ"
+
+
+def test_the_memory_phases_allocator_figures_follow_what_is_held() -> None:
+    # What tells a step's kept objects from what it left scattered (bench/README, Session 44).
+    import memphases
+
+    if memphases._c_heap() is None:
+        pytest.skip("not glibc 2.33 or later")
+    objects, heap = memphases._python_objects(), memphases._c_heap()
+    assert objects is not None and heap is not None
+    held = [f"{n:040d}" for n in range(200_000)]  # small objects: ~89 bytes each
+    big = bytearray(64 * 2**20)  # a large block: mapped apart from the heap
+    now, then = memphases._python_objects(), memphases._c_heap()
+    assert now is not None and then is not None
+    assert 15 < now[0] - objects[0] < 25 and now[1] - objects[1] >= now[0] - objects[0] - 1
+    assert 63 < then[2] - heap[2] < 66
+    del held, big
+    gone = memphases._python_objects()
+    assert gone is not None and gone[0] - objects[0] < 2
