@@ -355,15 +355,22 @@ def _new_folder(home: Path, prefix: str) -> Path:
 
 
 def _link_all(unit: UnitOutput, tree: Path) -> None:
-    """Link the unit's files into ``tree``, making its folders."""
-    for folder, _dirs, files in os.walk(unit.site):
-        relative = os.path.relpath(folder, unit.site)
-        out = tree if relative == "." else tree / relative
-        out.mkdir(exist_ok=True)
+    """Link the unit's files into ``tree``, making its folders. Plain strings: a new tree
+    links every file of the site (~760,000 at 310,000 records), and a ``Path`` a file took
+    5.3 µs against 1.5 (its parts parsed, and each interned)."""
+    site, into = os.fspath(unit.site), os.fspath(tree)
+    for folder, _dirs, files in os.walk(site):
+        relative = os.path.relpath(folder, site)
+        out = into if relative == "." else os.path.join(into, relative)
+        try:
+            os.mkdir(out)
+        except FileExistsError:
+            if not os.path.isdir(out):
+                raise
         for name in files:
             if relative == "." and name in (SITEMAP, SITEMAP + ".gz"):
                 continue
-            _link(Path(folder, name), out / name, unit.name)
+            _link(os.path.join(folder, name), os.path.join(out, name), unit.name)
 
 
 def _updated(tree: Path, before: dict[str, str], units: Sequence[UnitOutput],
@@ -797,7 +804,7 @@ def _prune(folders: set[Path], stop: Path) -> None:
             folder = folder.parent
 
 
-def _link(source: Path, target: Path, unit: str) -> None:
+def _link(source: str | Path, target: str | Path, unit: str) -> None:
     try:
         os.link(source, target)
     except FileExistsError as exc:
