@@ -463,3 +463,19 @@ def _edit_by_hand(site: Path, how: str, at: int, name: str) -> None:
         if not new.exists():
             new.mkdir()
             (new / "x.html").write_text("mine")
+
+
+def test_two_units_writing_one_file_fail_the_merge_and_leave_the_site(tmp_path: Path) -> None:
+    # A new tree links every unit's files; a file two units wrote is a clash, named with the
+    # unit that came second and the file's place in the new tree, and the site stays.
+    work, site = tmp_path / ".errdocs", tmp_path / "site"
+    merge([_unit(work, "u1", "k", {"a/index.html": "1"})], site, work)
+    before = _tree(site)
+    units = [_unit(work, "u1", "k2", {"a/index.html": "1", "b/x.html": "x"}),
+             _unit(work, "u2", "k", {"b/x.html": "y"})]
+    with pytest.raises(site_merge.MergeError) as raised:
+        merge(units, site, work)
+    message = str(raised.value)
+    assert re.fullmatch(r"unit u2 and another unit both wrote (/\S+)/b/x\.html", message), message
+    assert not Path(message.rsplit(" ", 1)[1]).is_relative_to(site)  # (a tree being made)
+    assert _tree(site) == before
