@@ -96,18 +96,18 @@ def allocators() -> str:
 
 def _python_objects() -> tuple[float, float] | None:
     """The bytes in Python's live small blocks and in its arenas (MB), as
-    ``sys._debugmallocstats`` prints them to the C stderr (read through a pipe)."""
-    read, write = os.pipe()
-    saved = os.dup(2)
-    try:
-        sys.stderr.flush()
-        os.dup2(write, 2)
-        sys._debugmallocstats()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(write)
-    with os.fdopen(read, "rb") as stats:
+    ``sys._debugmallocstats`` prints them to the C stderr (a temporary file for the call: a
+    pipe nobody reads while it writes could fill)."""
+    with tempfile.TemporaryFile() as stats:
+        saved = os.dup(2)
+        try:
+            sys.stderr.flush()
+            os.dup2(stats.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        stats.seek(0)
         text = stats.read().decode("ascii", "replace")
     used = re.search(r"^# bytes in allocated blocks\s*=\s*([\d,]+)", text, re.M)
     arenas = re.search(r"^\d+ arenas \* \d+ bytes/arena\s*=\s*([\d,]+)", text, re.M)
