@@ -619,10 +619,10 @@ def _list(job: _Repair, relative: str, known: Container[str]) -> None:
         if source is None:
             job.emptied.add(Path(entry.path).parent)
         else:
-            _link(Path(source[0]), Path(entry.path), child)
+            _link(source[0], entry.path, child)
     for name, source in wanted.files.items():
         if name not in seen:
-            _link(Path(source[0]), Path(path, name), f"{relative}/{name}")
+            _link(source[0], os.path.join(path, name), f"{relative}/{name}")
     for name in sorted(wanted.folders):
         child = f"{relative}/{name}" if relative else name
         if child not in folders:  # gone, or replaced by a file (removed above)
