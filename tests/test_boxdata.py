@@ -21,6 +21,7 @@ from errdocs.catalog.model import build_catalog
 from errdocs.pages.write import TEMPORARY, Staged
 from errdocs.project import load_settings
 from errdocs.search import boxdata
+from errdocs.units.keys import PathKeys
 
 from .conftest import ROOT
 from .helpers import build_project, cold_site, prefix_field, record, site_tree
@@ -235,22 +236,25 @@ def test_a_row_gives_the_parts_it_was_kept_with(tmp_path: Path) -> None:
     are made again and compared with the disk."""
     with sqlite3.connect(tmp_path / "catalog.sqlite") as db:  # an older errdocs' row
         db.execute("CREATE TABLE box_data (name TEXT PRIMARY KEY, key TEXT) WITHOUT ROWID")
-    many = [(f"a/r{n}.js", f"h{n}") for n in range(3000)]  # several blocks of bytes
-    data = boxdata.BoxData("key", [("a/x.js", "h1"), *many], False, (), 0,
-                           (("index", "k1", [("a/x.js", "h1")]), ("r0", "k2", many),
-                            ("r1", "k3", [])))
+    many = [(f"a/r{n}.js", f"{n:032x}") for n in range(3000)]  # several blocks of bytes
+    one = [("a/x.js", "ab" * 16)]
+    data = boxdata.BoxData("key", False, (), 0, (("index", "k1", PathKeys.of(one)),
+                                                 ("r0", "k2", PathKeys.of(many)),
+                                                 ("r1", "k3", PathKeys())))
+    assert list(data.files) == one + many
     boxdata.keep(tmp_path, data)
     items = _row_items(tmp_path)
     assert items is not None
-    assert boxdata._parts_from(items) == {"index": ("k1", [("a/x.js", "h1")]),
-                                          "r0": ("k2", many), "r1": ("k3", [])}
+    assert boxdata._parts_from(items) == {"index": ("k1", PathKeys.of(one)),
+                                          "r0": ("k2", PathKeys.of(many)),
+                                          "r1": ("k3", PathKeys())}
     with sqlite3.connect(tmp_path / "catalog.sqlite") as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
         assert "box_data" not in tables
         db.execute("UPDATE box_files SET files = CAST(zeroblob(length(files)) AS BLOB)")
     assert _row_items(tmp_path) is None
     for other in ([("index", "k1", 2), ("a/x.js", "h1")], [("index", "k1", 1), ("a/x.js", 1)],
-                  [["a/x.js", "h1"]]):
+                  [["a/x.js", "h1"]], [("index", "k1", 1), ("a/x.js", "h1")]):
         with pytest.raises((TypeError, ValueError)):
             boxdata._parts_from(other)
 

@@ -72,6 +72,21 @@ def test_light_records_read_back_as_they_were_kept(kept: list[Light]) -> None:
     store.close()
 
 
+@given(lights(), lights())
+def test_records_added_once_settled_read_back_as_they_were_kept(first: list[Light],
+                                                               then: list[Light]) -> None:
+    """The scan settles the store (its table numbering the shared values goes); a record
+    added after still reads back with its values, the earlier ones too."""
+    then = [x for x in then if x.record.id not in {y.record.id for y in first}]
+    store = Lights(first)
+    store.settle()
+    store.extend(then)
+    assert list(store) == first + then
+    store.settle()
+    assert list(store) == first + then
+    store.close()
+
+
 def test_the_values_records_share_are_read_back_shared() -> None:
     kept = [Light(Record(f"r{n}", "owner/repo", "s", "m", Origin("data.jsonl", n),
                          tags=("tag",), file_path="src/a.py"), "0" * 32, 0, n, 1, b"")

@@ -112,6 +112,7 @@ from errdocs.units.build import (
     unit_pages,
 )
 from errdocs.units.child import Asking, in_child
+from errdocs.units.keys import NO_KEYS, PathKeys
 from errdocs.units.plan import (
     ROOT,
     FileKey,
@@ -441,7 +442,7 @@ def _kept_of(planned: _Planned, whole: bool) -> _Planned:
                        ctx=replace(planned.ctx, catalog=bare.ctx.catalog, lights={}))
     # Nor their members (a record id each: 310,000 at 310,000 records): the build process
     # orders the units by how many they have (workers.run), kept as one string shared.
-    units = {u.name: replace(u, page_keys=(), members=("",) * len(u.members))
+    units = {u.name: replace(u, page_keys=NO_KEYS, members=("",) * len(u.members))
              for u in bare.units}
     return _Planned(replace(bare, units=list(units.values())),
                     bare.ctx, [units[u.name] for u in planned.chosen],
@@ -808,7 +809,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         resolve = resolve_data(catalog, snapshot, addresses)
         generated = _generated_paths(catalog, [*root.hashes, *(p.path for p in (
             home, *resolve, *changed_pages))])
-        generated.update(path for path, _hash in boxes.files + filters.files)
+        generated.update(boxes.files.paths)
+        generated.update(filters.files.paths)
         # Listed as errdocs' before any is written: a killed build's pages are never taken
         # for hand-written ones, and the next build removes those it does not make again.
         stale = frozenset(claim_beyond(settings.out_dir, generated))
@@ -834,7 +836,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
                                          everything, earlier),
                      units_data_of(lines), lambda data: units_from_data(data)[1])
-    files = boxes.files + filters.files + static_keys
+    files = PathKeys.joined((boxes.files, filters.files, PathKeys.of(static_keys)))
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
                          lambda: data_units(files, everything), units_data, units_from)
     memo.save()

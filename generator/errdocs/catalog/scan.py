@@ -95,6 +95,7 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
             catalogue.close()  # undone
         else:
             catalogue.commit()
+    lights.settle()
     return Scan(lights, validator.problems, places.names, skipped)
 
 

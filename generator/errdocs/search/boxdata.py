@@ -50,7 +50,8 @@ from errdocs.records.problems import Problem, Severity
 from errdocs.search.hosted import hand_pages
 from errdocs.search.pastebox import site_data
 from errdocs.search.searchbox import CHUNK, chunk_file, chunk_path, search_data
-from errdocs.units.plan import FileKey, file_keys
+from errdocs.units.keys import PathKeys, PathKeysBuilder
+from errdocs.units.plan import file_digest
 
 _TABLE = """CREATE TABLE IF NOT EXISTS box_files (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, problems TEXT NOT NULL,
@@ -73,7 +74,7 @@ LISTINGS = "listings"
 """The part of the filter data made from the listings: the manifest and every listing's
 summary and value lists (the row files are parts of their own, ``r<n>``)."""
 
-Part = tuple[str, str, list[FileKey]]
+Part = tuple[str, str, PathKeys]
 """A part of the data files: its name, its key (a hash of what it is made from) and its
 files. A part whose key is the one the files on disk were made for is not made again."""
 
@@ -84,10 +85,6 @@ class BoxData:
 
     key: str
     """The data key they were made for: a hash of the parts' keys."""
-    files: list[FileKey]
-    """Each file's path in the generated subtree and the hash of its content
-    (:func:`errdocs.units.plan.file_keys`), in the order a cold build makes them (the paste
-    box's, then the search box's)."""
     made: bool
     """Whether files were made again (those not as on disk were written under temporary
     names, put in place by the caller: :class:`~errdocs.pages.write.Staged`); False when the
@@ -99,6 +96,13 @@ class BoxData:
     parts: tuple[Part, ...] = ()
     """What :func:`keep` records: each part's name, key and files."""
 
+    @property
+    def files(self) -> PathKeys:
+        """Each file's path in the generated subtree and the hash of its content
+        (:func:`errdocs.units.plan.file_keys`), in the order a cold build makes them (the
+        paste box's, then the search box's): the parts' files, one after the other."""
+        return PathKeys.joined(files for _name, _key, files in self.parts)
+
 
 @dataclass(frozen=True)
 class _Row:
@@ -106,16 +110,16 @@ class _Row:
 
     key: str
     """The data key."""
-    parts: dict[str, tuple[str, list[FileKey]]]
+    parts: dict[str, tuple[str, PathKeys]]
     """Each part's key and files, by name."""
     problems: tuple[Problem, ...]
     """The lookup's problems then."""
     unconverted: int
     """Patterns then with no JavaScript form."""
 
-    def files(self) -> list[FileKey]:
+    def files(self) -> PathKeys:
         """Every file of every part."""
-        return [f for _key, files in self.parts.values() for f in files]
+        return PathKeys.joined(files for _key, files in self.parts.values())
 
 
 Keys = dict[str, str]
@@ -162,8 +166,8 @@ def box_data(settings: Settings, lights: Lights, catalog: Catalog, code: str, *,
     if old is not None and any(p.record_id is None for p in old.problems):
         old = None  # not a lookup problem: cannot be placed again
     if old is not None and old.key == key:
-        return BoxData(key, old.files(), False, _placed(old.problems, lights),
-                       old.unconverted, _parts(keys, old.parts))
+        return BoxData(key, False, _placed(old.problems, lights), old.unconverted,
+                       _parts(keys, old.parts))
     known = old.parts if old is not None else {}
     made: Iterable[Page]
     if old is not None and known.get(INDEX, ("",))[0] == keys[INDEX]:
@@ -240,7 +244,7 @@ def filter_files(settings: Settings, catalog: Catalog, code: str, *, staged: Sta
     key = _joined(keys)
     old = _read_any(settings, settings.work_dir, FILTERS, edited)
     if old is not None and old.key == key:
-        return BoxData(key, old.files(), False, (), 0, _parts(keys, old.parts))
+        return BoxData(key, False, (), 0, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
     members = row_members(catalog)
     made: Iterable[Page]
@@ -305,28 +309,30 @@ def _joined(keys: dict[str, str]) -> str:
     return hashlib.sha256("\0".join(f"{n}\1{k}" for n, k in keys.items()).encode()).hexdigest()
 
 
-def _parts(keys: dict[str, str], parts: dict[str, tuple[str, list[FileKey]]]) -> tuple[Part, ...]:
+def _parts(keys: dict[str, str], parts: dict[str, tuple[str, PathKeys]]) -> tuple[Part, ...]:
     return tuple((name, key, parts[name][1]) for name, key in keys.items())
 
 
-def _assembled(key: str, keys: dict[str, str], known: dict[str, tuple[str, list[FileKey]]],
+def _assembled(key: str, keys: dict[str, str], known: dict[str, tuple[str, PathKeys]],
                made: Iterable[Page], part_of: Callable[[str], str], problems: tuple[Problem, ...],
                unconverted: int, staged: Staged) -> BoxData:
     """The data of ``keys``' parts: each made one's files from ``made``, each other's from
     ``known`` (the files on disk). A made file not on disk as it is goes to ``staged`` as it
     comes, so no text is held. A cold build makes them in the order of ``made`` (all of them),
     which the parts keep: each part's files are in one run."""
-    files: dict[str, list[FileKey]] = {}
+    files: dict[str, PathKeysBuilder] = {}
     on_disk = {f for _key, kept in known.values() for f in kept}
     for page in made:
-        (file,) = file_keys((page,))
-        files.setdefault(part_of(file[0]), []).append(file)
-        if file not in on_disk:
+        digest = file_digest(page)
+        part = part_of(page.path)
+        if part not in files:
+            files[part] = PathKeysBuilder()
+        files[part].add(page.path, digest)
+        if (page.path, digest.hex()) not in on_disk:
             staged.add(page)
-    parts = tuple((name, part_key, files[name] if name in files else known[name][1])
+    parts = tuple((name, part_key, files[name].keys() if name in files else known[name][1])
                   for name, part_key in keys.items())
-    return BoxData(key, [f for _name, _key, kept in parts for f in kept], True, problems,
-                   unconverted, parts)
+    return BoxData(key, True, problems, unconverted, parts)
 
 
 def _profile(settings: Settings) -> str:
@@ -335,11 +341,11 @@ def _profile(settings: Settings) -> str:
             f"{sorted(profile.dropped)}")
 
 
-def _all_there(settings: Settings, files: Iterable[FileKey]) -> bool:
+def _all_there(settings: Settings, files: PathKeys) -> bool:
     """Every data file is on disk. Their folders are listed, not each file looked up: ~28,000
     files in ~100 folders at 20,000 records, on every build."""
     folders: dict[str, set[str]] = {}
-    for path, _hash in files:
+    for path in files.paths:
         folder, _, name = path.rpartition("/")
         folders.setdefault(folder, set()).add(name)
     for folder, names in folders.items():
@@ -405,7 +411,7 @@ class _Items(Collection[object]):
         return item in iter(self)
 
 
-def _parts_from(items: list[Any]) -> dict[str, tuple[str, list[FileKey]]]:
+def _parts_from(items: list[Any]) -> dict[str, tuple[str, PathKeys]]:
     """The parts :class:`_Items` wrote as ``items``, by name. TypeError or ValueError when
     they are not such items."""
     parts = {}
@@ -417,7 +423,7 @@ def _parts_from(items: list[Any]) -> dict[str, tuple[str, list[FileKey]]]:
                 and len(files) == count
                 and all(isinstance(p, str) and isinstance(h, str) for p, h in files)):
             raise TypeError("not a part")
-        parts[name] = (key, files)
+        parts[name] = (key, PathKeys.of(files))  # (ValueError: a key that is no hex digest)
         at += 1 + count
     return parts
 
@@ -445,6 +451,6 @@ def _read_any(settings: Settings, work: Path, name: str,
         return None
     found = _Row(str(row[1]), parts, problems, int(row[4]))
     files = found.files()
-    if edited and any(path in edited for path, _hash in files):
+    if edited and any(path in edited for path in files.paths):
         return None
     return found if _all_there(settings, files) else None

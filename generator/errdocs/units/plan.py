@@ -38,6 +38,7 @@ from errdocs.code import code_digest
 from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
 from errdocs.units import engine
+from errdocs.units.keys import KEY_BYTES, NO_KEYS, PathKeys, PathKeysBuilder, digest
 
 UNIT_SIZE = 2048
 """Pages a record or hub unit aims at. Within a unit only the pages whose inputs changed are
@@ -86,9 +87,10 @@ class Unit:
     root."""
     key: str
     """Hash of every input of the unit's output."""
-    page_keys: tuple[tuple[str, str], ...] = ()
-    """Generated-tree path and input hash of each page (records and hub units): a page whose
-    hash did not change is not rendered or built again, its earlier output is reused."""
+    page_keys: PathKeys = NO_KEYS
+    """Generated-tree path and input hash of each page (records and hub units; each file of a
+    data unit): a page whose hash did not change is not rendered or built again, its earlier
+    output is reused."""
 
 
 def bucket(value: str, count: int) -> int:
@@ -129,8 +131,13 @@ def file_keys(pages: Iterable[Page]) -> list[FileKey]:
     return [(p.path, _hash(p.content)) for p in pages]
 
 
+def file_digest(page: Page) -> bytes:
+    """The hash of a page's content (:func:`file_keys`'), as bytes (:class:`PathKeys`')."""
+    return digest(page.content)
+
+
 def plan(lights: Sequence[Light], catalog: Catalog, root_inputs: Iterable[bytes],
-         global_key: str, data: Iterable[FileKey] = (), changes: Iterable[Page] = (),
+         global_key: str, data: PathKeys = NO_KEYS, changes: Iterable[Page] = (),
          past: Iterable[Page] = (), pages: list[Unit] | None = None,
          data_units: list[Unit] | None = None) -> list[Unit]:
     """Every unit with its key: root, then hubs, then record units, then data units (of
@@ -142,12 +149,12 @@ def plan(lights: Sequence[Light], catalog: Catalog, root_inputs: Iterable[bytes]
     gives for ``data``."""
     units = [Unit(ROOT, UnitKind.ROOT, (), _hash(global_key, *root_inputs))]
     units += page_units(lights, catalog, global_key) if pages is None else pages
-    units += _data_units(list(data), global_key) if data_units is None else data_units
-    units += _data_units(file_keys(past), global_key, PAST)
-    keys = tuple(sorted((p.path, _hash(p.content)) for p in changes))
+    units += _data_units(data, global_key) if data_units is None else data_units
+    units += _data_units(PathKeys.of(file_keys(past)), global_key, PAST)
+    keys = PathKeys.of(sorted((p.path, _hash(p.content)) for p in changes))
     if keys:  # a few pages, apart from the root: a new version does not rebuild the root
-        units.append(Unit(CHANGES, UnitKind.CHANGES, tuple(k[0] for k in keys),
-                          _unit_key(global_key, keys), keys))
+        units.append(Unit(CHANGES, UnitKind.CHANGES, keys.paths, _unit_key(global_key, keys),
+                          keys))
     return units
 
 
@@ -317,28 +324,29 @@ def _known(catalog: Catalog, previous: Previous) -> _Known:
     return _Known(previous.keys, dirty, previous.groups, moved)
 
 
-UnitsData = tuple[tuple[str, str, tuple[str, ...], str, tuple[tuple[str, str], ...]], ...]
+UnitsData = tuple[tuple[str, str, tuple[str, ...], str, tuple[str, ...], bytes], ...]
 """Units as tuples of strings (:func:`units_data`), what the memo keeps."""
 
 
 def units_data(units: list[Unit]) -> UnitsData:
-    """``units`` as tuples of strings (name, kind, members, key, page keys)."""
-    return tuple((u.name, u.kind.value, u.members, u.key, u.page_keys) for u in units)
+    """``units`` as tuples of strings (name, kind, members, key, then the page keys' paths
+    and digests)."""
+    return tuple((u.name, u.kind.value, u.members, u.key, u.page_keys.paths,
+                  u.page_keys.digests) for u in units)
 
 
 def units_from(data: UnitsData) -> list[Unit]:
     """The units :func:`units_data` gave ``data`` for (ValueError or TypeError when it is not
     such a value)."""
     units = []
-    for name, kind, members, key, page_keys in data:
-        if not (isinstance(name, str) and isinstance(key, str) and isinstance(members, tuple)
-                and isinstance(page_keys, tuple)):
+    for name, kind, members, key, paths, digests in data:
+        if not (isinstance(name, str) and isinstance(key, str) and isinstance(members, tuple)):
             raise TypeError("not a unit")
-        units.append(Unit(name, UnitKind(kind), members, key, page_keys))
+        units.append(Unit(name, UnitKind(kind), members, key, PathKeys(paths, digests)))
     return units
 
 
-def data_units(files: list[FileKey], global_key: str) -> list[Unit]:
+def data_units(files: PathKeys, global_key: str) -> list[Unit]:
     """The data units of ``files`` (made from every file: a build keeps them, under
     :func:`files_hash` of the same files)."""
     return _data_units(files, global_key)
@@ -348,12 +356,12 @@ def files_hash(files: Iterable[FileKey], global_key: str) -> str:
     """A hash of ``files`` and ``global_key`` (their strings joined: a path or a hash holds no
     U+0000), what :func:`data_units` are made from. Fed a string at a time: joined whole, the
     text and its bytes were ~100 MB sampled at 310,000 records, at the preparation's peak."""
-    digest = hashlib.sha256(f"{global_key}\1".encode())
+    made = hashlib.sha256(f"{global_key}\1".encode())
     separator = b""
     for text in chain.from_iterable(files):
-        digest.update(separator + text.encode())
+        made.update(separator + text.encode())
         separator = b"\0"
-    return digest.hexdigest()
+    return made.hexdigest()
 
 
 def from_history(unit: Unit) -> bool:
@@ -362,16 +370,21 @@ def from_history(unit: Unit) -> bool:
     return unit.kind is UnitKind.CHANGES or unit.name.startswith(f"{PAST}-")
 
 
-def _data_units(files: list[FileKey], global_key: str, prefix: str = "data") -> list[Unit]:
+def _data_units(files: PathKeys, global_key: str, prefix: str = "data") -> list[Unit]:
     count = unit_count(len(files), DATA_UNIT_FILES)
-    members: list[list[FileKey]] = [[] for _ in range(count)]
-    for file in files:
-        members[bucket(file[0], count)].append(file)
+    # Each unit's files by their number in ``files``: no pair nor hex key made for each.
+    members: list[list[int]] = [[] for _ in range(count)]
+    paths, digests = files.paths, files.digests
+    for number, path in enumerate(paths):
+        members[bucket(path, count)].append(number)
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple(sorted(chosen))
-            units.append(Unit(f"{prefix}-{number:04d}", UnitKind.DATA, tuple(k[0] for k in keys),
+            made = PathKeysBuilder()
+            for at in sorted(chosen, key=paths.__getitem__):
+                made.add(paths[at], digests[at * KEY_BYTES:(at + 1) * KEY_BYTES])
+            keys = made.keys()
+            units.append(Unit(f"{prefix}-{number:04d}", UnitKind.DATA, keys.paths,
                               _unit_key(global_key, keys), keys))
     return units
 
@@ -385,7 +398,7 @@ def _hub_units(catalog: Catalog, global_key: str, known: _Known | None) -> list[
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            keys = tuple(key for g in chosen for key in (
+            keys = PathKeys.of(key for g in chosen for key in (
                 (known.group_keys(g) if known else None) or _group_page_keys(g, known)))
             units.append(Unit(f"hub-{number:04d}", UnitKind.HUB,
                               tuple(group_id(g) for g in chosen), _unit_key(global_key, keys),
@@ -397,32 +410,33 @@ def _record_units(lights: Sequence[Light], catalog: Catalog, global_key: str,
                   known: _Known | None) -> list[Unit]:
     count = units_for(len(lights))
     # Each unit's members and page keys, in input order: not the light records themselves
-    # (read one at a time, they are not all held).
+    # (read one at a time, they are not all held). The ids and paths are the catalogue's
+    # strings (a light copy's id is a new string each time it is read: 20 MB at 310,000).
     members: list[list[str]] = [[] for _ in range(count)]
-    keys: list[list[tuple[str, str]]] = [[] for _ in range(count)]
+    keys = [PathKeysBuilder() for _ in range(count)]
     for light in lights:
-        number = bucket(light.record.id, count)
-        members[number].append(light.record.id)
-        keys[number].append(_record_page_key(light, catalog, known))
+        entry = catalog.entries[light.record.id]
+        number = bucket(entry.record_id, count)
+        members[number].append(entry.record_id)
+        keys[number].add(entry.path, _record_page_key(light, entry, catalog, known))
     units = []
     for number, chosen in enumerate(members):
         if chosen:
-            page_keys = tuple(keys[number])
+            page_keys = keys[number].keys()
             units.append(Unit(f"rec-{number:04d}", UnitKind.RECORDS, tuple(chosen),
                               _unit_key(global_key, page_keys), page_keys))
     return units
 
 
-def _record_page_key(light: Light, catalog: Catalog,
-                     known: _Known | None) -> tuple[str, str]:
-    """A record page's path and key: its key then when its inputs did not change."""
-    path = catalog.entries[light.record.id].path
-    if known is not None and light.record.id not in known.dirty and path in known.keys:
-        return path, known.keys[path]
-    return path, _hash(_record_input(light, catalog))
+def _record_page_key(light: Light, entry: Entry, catalog: Catalog,
+                     known: _Known | None) -> bytes:
+    """A record page's key: its key then when its inputs did not change."""
+    if known is not None and entry.record_id not in known.dirty and entry.path in known.keys:
+        return bytes.fromhex(known.keys[entry.path])
+    return digest(_record_input(light, catalog))
 
 
-def _unit_key(global_key: str, page_keys: tuple[tuple[str, str], ...]) -> str:
+def _unit_key(global_key: str, page_keys: PathKeys) -> str:
     return _hash(global_key, *(f"{path}\0{key}" for path, key in page_keys))
 
 
@@ -554,16 +568,5 @@ def stable_hash(*parts: str | bytes) -> str:
     return _hash(*parts)
 
 
-KEY_BYTES = 16
-"""A key's size: every page, unit and data file has one, held to the build's end (~75,000
-at 20,000 records, traced; as 64 hex digits of SHA-256, 48 bytes more each than 32 digits).
-128 bits tell changed inputs apart as surely as 256 would at any size a site reaches."""
-
-
 def _hash(*parts: str | bytes) -> str:
-    digest = hashlib.blake2b(digest_size=KEY_BYTES)
-    for part in parts:
-        data = part.encode() if isinstance(part, str) else part
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
+    return digest(*parts).hex()
