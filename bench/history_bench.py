@@ -84,8 +84,8 @@ def run(n: int, work: Path) -> list[dict[str, object]]:
         resolve = changes.resolve_data(catalog, snapshot, addresses)
         resolve_s = time.process_time() - start
         start = time.process_time()
-        index = exports.index_files((exports.IndexEntry(r.id, r.message, r.path)
-                                     for r in records), addresses)
+        index = list(exports.index_files((exports.IndexEntry(r.id, r.message, r.path)
+                                          for r in records), addresses))
         index_s = time.process_time() - start
         current = snapshot.current
         results.append({

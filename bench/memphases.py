@@ -40,7 +40,7 @@ STEPS = {
     "scan": "scan",
     "build_catalog": "catalogue",
     "box_data": "search and paste box data",
-    "render_root_pages": "root pages",
+    "_root_pages": "root pages",
     "filter_files": "listings' filter data",
     "_static_files": "static files",
     "_page_units": "page units",

@@ -250,7 +250,7 @@ def test_record_text_never_becomes_markup_in_a_removed_page() -> None:
 
 def test_index_pages_are_bounded_and_list_every_record_once() -> None:
     entries = [exports.IndexEntry(f"id-{n}", "m" * 1000, f"o/r/s{n}.md") for n in range(3000)]
-    files = exports.index_files(entries, SITE)
+    files = list(exports.index_files(entries, SITE))
     head = json.loads(files[0].content)
     assert head["records"] == 3000 and head["pages"] == 4 == len(files) - 1
     seen: list[str] = []

@@ -98,6 +98,8 @@ from errdocs.site.owner import check_site_dir
 from errdocs.site.state import site_folder
 from errdocs.units import scratch, settled
 from errdocs.units.build import (
+    NONE_ABSENT,
+    Absent,
     Context,
     UnitResult,
     base_config,
@@ -237,7 +239,7 @@ class _Prepared:
     at 310,000 records)."""
     stale: frozenset[str]
     """What the manifest lists beyond those files: deleted once the units are built."""
-    absent: frozenset[str]
+    absent: Absent
     """Generated pages missing from the generated tree (deleted by hand): their units are
     built again, which writes them."""
     problems: list[Problem]
@@ -520,9 +522,9 @@ def _records_dropped(prepared: _Prepared) -> _Prepared:
     them in a cold build; the pages of an unfinished build, each unit's row), which only the
     plan and the units read."""
     bare = Catalog({}, {kind: {} for kind in GroupKind})
-    return replace(prepared, absent=frozenset(), ctx=replace(
+    return replace(prepared, absent=NONE_ABSENT, ctx=replace(
         prepared.ctx, catalog=bare, lights={}, root_links=(), changes=(), changes_links=(),
-        unsettled=frozenset(), built={}, absent=frozenset()))
+        unsettled=frozenset(), built={}, absent=NONE_ABSENT))
 
 
 def _keep_history(past: History) -> tuple[str, ...]:
@@ -595,7 +597,7 @@ def generate_tree(settings: Settings, paths: Iterable[Path], *, strict: bool = F
 
 
 def _to_build(ctx: Context, chosen: list[Unit], pending: journal.Journal,
-              absent: frozenset[str], edited: frozenset[str]) -> tuple[Context, list[Unit]]:
+              absent: Absent, edited: frozenset[str]) -> tuple[Context, list[Unit]]:
     """The units to build: those not current, those holding pages an unfinished build may
     have rewritten or somebody wrote into (``edited``; the context then names them, so they
     are rendered again), and those whose Markdown pages are missing from the generated tree."""
@@ -605,9 +607,9 @@ def _to_build(ctx: Context, chosen: list[Unit], pending: journal.Journal,
     for unit in chosen:
         redo = journal.unsettled(pending, unit)
         if edited and unit.kind in _WRITTEN:  # (the others' pages are written as they differ)
-            redo = redo | {page for page, _key in unit.page_keys if page in edited}
+            redo = redo | {page for page in unit.page_keys.paths if page in edited}
         if redo or not current(work, rows, unit.name, unit.key) or (
-                absent and any(page in absent for page, _key in unit.page_keys)):
+                absent and any(page in absent for page in unit.page_keys.paths)):
             dirty.append(unit)
             unsettled |= redo
     built = read_rows(work, {u.name for u in dirty})  # what their outputs were built from
@@ -794,8 +796,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         version = dataset_version(x.record.dataset_version for x in lights)
         snapshot = past.update(version, version_time(
             version, (x.record.analyzed_at for x in lights)), seen(lights, catalog))
-        root = _kept_files(memo, ROOT_PAGES, model, settings.out_dir,
-                           lambda: render_root_pages(catalog, changes=True))  # of the model
+        root = _root_pages(memo, model, settings, staged, catalog)
         # Not a page (a dot file MkDocs skips): the root unit's home page reads it
         # (errdocs-home). Kept with the pages it links (the root unit's only record pages):
         # both are made from every entry.
@@ -826,10 +827,10 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         docs = replace(docs, files=[])
         # Written before any unit is built: every unit reads the nav's titles from them, and
         # data units copy their files from there.
-        written = write_changed(settings.out_dir, [*root.pages, home, *resolve])[0]
+        written = write_changed(settings.out_dir, [home, *resolve])[0]
         written += _place_data(settings, staged, ((boxes, BOXES), (filters, FILTERS)))
-    static_keys, past_files = _write_static(
-        work, _static_files(settings, snapshot, catalog, addresses, memo, model))
+    static_keys, past_files = _write_static(work, lambda staged: _static_files(
+        settings, snapshot, catalog, addresses, memo, model, staged))
     everything = _global_key(settings)
     lines = lines_key(lights.lines(), rendering)
     pages = memo.get(UNITS, units_key(lines, everything),
@@ -995,15 +996,25 @@ def site_addresses(settings: Settings) -> Addresses:
     return Addresses(settings.subtree, directory_urls, site_url)
 
 
+def _root_pages(memo: Memo, model: str, settings: Settings, staged: Staged,
+                catalog: Catalog) -> _Files:
+    """The root unit's pages (made from the catalogue model of key ``model`` alone: the
+    lists of every group and the home page), written to ``staged`` as they are made when
+    those on disk are not the model's (:func:`_kept_files`)."""
+    return _kept_files(memo, ROOT_PAGES, model, settings.out_dir, staged,
+                       lambda: render_root_pages(catalog, changes=True))
+
+
 def _static_files(settings: Settings, snapshot: Snapshot, catalog: Catalog,
-                  addresses: Addresses, memo: Memo, model: str) -> _Static:
+                  addresses: Addresses, memo: Memo, model: str, staged: Staged) -> _Static:
     """The files at site paths outside the generated subtree that data units hold: the record
-    schema and the paged index; and, made from the history, the pages at addresses records
-    left and the feed."""
+    schema and the paged index (written to ``staged`` as it is made); and, made from the
+    history, the pages at addresses records left and the feed."""
     title = str(base_config(settings.config_file).get("site_name") or "errdocs")
     past = left_pages(snapshot, catalog, addresses, title)
     past.append(Page(FEED_FILE, feed(snapshot, catalog, addresses, title)))
-    index = _kept_files(memo, INDEX_PAGES, model, static_dir(memo.work), lambda: index_files(
+    folder = static_dir(memo.work)
+    index = _kept_files(memo, INDEX_PAGES, model, folder, staged, lambda: index_files(
         # The catalogue's records, with its strings (read back from the light copies, each
         # message was a copy of its own).
         (IndexEntry(e.record_id, e.message, e.path) for e in catalog.entries.values()),
@@ -1030,25 +1041,27 @@ class _Files:
 
     hashes: dict[str, str]
     """Each file's path and content hash (:func:`file_keys`), in order."""
-    pages: list[Page]
-    """The files to write: none when those on disk are the model's already."""
 
 
-def _kept_files(memo: Memo, name: str, model: str, folder: Path,
-                make: Callable[[], list[Page]]) -> _Files:
-    """The files ``make`` gives for the catalogue model of key ``model``, written to
-    ``folder``. Only their hashes are kept (memo row ``name``): when the files on disk have
-    them, a build holds none of their contents (at 310,000 records the rows of the files
-    themselves were 55 MB for the paged index and 25 MB for the root's pages, read and decoded
-    at the peak of a refresh whose model is taken); else they are made (and written)."""
+def _kept_files(memo: Memo, name: str, model: str, folder: Path, staged: Staged,
+                make: Callable[[], Iterable[Page]]) -> _Files:
+    """The files ``make`` gives for the catalogue model of key ``model``, in ``folder``. Only
+    their hashes are kept (memo row ``name``): when the files on disk have them, a build
+    holds none of their contents (at 310,000 records the rows of the files themselves were
+    55 MB for the paged index and 25 MB for the root's pages, read and decoded at the peak of
+    a refresh whose model is taken); else they are made, each written to ``staged`` (a
+    folder's, put in place by the caller) as it comes: held until all were made, their text
+    was ~80 MB of the preparation's peak at 310,000 records."""
     key = stable_hash(model, "hashes")  # not the key of an errdocs that kept the files
     kept = memo.kept(name, key, keys_from)
     if kept is not None and all(_holds(folder / path, digest) for path, digest in kept.items()):
-        return _Files(kept, [])
-    pages = make()
-    hashes = dict(file_keys(pages))
+        return _Files(kept)
+    hashes = {}
+    for page in make():
+        hashes[page.path] = stable_hash(page.content)
+        staged.add(page)
     memo.keep(name, key, keys_data(hashes))
-    return _Files(hashes, pages)
+    return _Files(hashes)
 
 
 def _holds(file: Path, digest: str) -> bool:
@@ -1059,18 +1072,23 @@ def _holds(file: Path, digest: str) -> bool:
         return False
 
 
-def _write_static(work: Path, static: _Static) -> tuple[list[FileKey], list[Page]]:
-    """Write the static files whose content changed into the work folder's static tree,
-    remove those of earlier builds that are gone; return the keys of the schema and the index
+def _write_static(work: Path, make: Callable[[Staged], _Static]
+                  ) -> tuple[list[FileKey], list[Page]]:
+    """Write the static files whose content changed into the work folder's static tree
+    (``make`` writes the paged index to the folder's :class:`Staged` as it makes it), remove
+    those of earlier builds that are gone; return the keys of the schema and the index
     (``/path``, :func:`file_keys`) and the pages made from the history, as data members."""
     folder = static_dir(work)
     remove_temporaries(folder)  # what a killed build left (a few hundred files: a quick walk)
-    hashes = static.index.hashes
-    everything = [*static.files, *static.past, *static.index.pages]
-    paths = [f.path for f in (*static.files, *static.past)] + list(hashes)
-    known = claim(folder, paths)  # listed first: a killed build's
-    write_changed(folder, everything)
-    update_manifest(folder, paths, known)
+    with Staged(folder) as staged:
+        static = make(staged)
+        hashes = static.index.hashes
+        everything = [*static.files, *static.past]
+        paths = [f.path for f in everything] + list(hashes)
+        known = claim(folder, paths)  # listed first: a killed build's
+        staged.place()
+        write_changed(folder, everything)
+        update_manifest(folder, paths, known)
     keys = [(f"/{path}", digest) for path, digest in file_keys(static.files) + list(hashes.items())]
     return keys, [Page(f"/{f.path}", f.content) for f in static.past]
 
@@ -1200,23 +1218,30 @@ def _walk_docs_written(settings: Settings, sealed: int | None) -> _Docs:
 
 
 def _hand_written(settings: Settings, docs: _Docs, generated: set[str], stale: frozenset[str]
-                  ) -> tuple[list[str], frozenset[str]]:
+                  ) -> tuple[list[str], Absent]:
     """Docs-relative paths of every file of ``docs`` that errdocs did not generate (nor list
     in its manifest: ``generated`` and ``stale``), and the generated tree's paths of
     ``generated`` it did not find. Takes ``generated`` apart: what is found is taken out of it,
     so what is left is what is absent (its strings are the catalogue's). A set of the found
     paths held new strings, ~40 MB at 310,000 records; a copy of ``generated`` to take them
-    out of, and the frozenset of that, two more tables of every generated path."""
+    out of, and the frozenset of that, two more tables of every generated path. When more are
+    missing than found (a cold build: all), the found are held instead (:class:`Absent`)."""
     sub = f"{settings.subtree}/"
     found: list[str] = []
+    there = 0
     for path in docs.files:  # (each path once: a folder's listing)
         relative = path[len(sub):] if path.startswith(sub) else None
         if relative is not None and (relative in generated or relative in stale
                                      or relative == MANIFEST):
+            there += relative in generated
             generated.discard(relative)
         else:
             found.append(path)
-    return found, frozenset(generated)
+    if len(generated) <= there:
+        return found, Absent(frozenset(generated), count=len(generated))
+    # (every path of the tree found: those of hand-written files too, never asked about)
+    return found, Absent(frozenset(p[len(sub):] for p in docs.files if p.startswith(sub)),
+                         found=True, count=len(generated))
 
 
 def _root_inputs(settings: Settings, root_pages: dict[str, str],

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -184,7 +183,7 @@ class Lights(Sequence[Light]):
         number = self._numbers.get(value)
         if number is None:
             number = self._numbers[value] = len(self._strings)
-            self._strings.append(sys.intern(value))
+            self._strings.append(value)
         return number
 
     def _unpack(self, record_id: str, line_hash: str, data: bytes) -> Light:

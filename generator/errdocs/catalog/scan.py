@@ -24,7 +24,6 @@ read and validated again, so every problem is reported on every run.
 from __future__ import annotations
 
 import hashlib
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -307,26 +306,26 @@ def _make_light(fields: Cached, origin: Origin, place: tuple[int, int], size: in
     # The light record's documentation is only its first sentences (describe_record), which
     # the site's search shows under each result; pages are rendered from the full record.
     # Its tags are those pages show (at most MAX_LIST_ITEMS), whatever the record holds.
-    # Repositories, tags, categories and classes repeat across records: keep one copy of each.
-    record = Record(id=fields.id, repo=sys.intern(fields.repo), slug=fields.slug,
+    # Repositories, tags, categories and classes repeat across records: the light copies'
+    # store keeps one copy of each (not interned here: the interpreter's table of interned
+    # strings would grow to every file path and tag, ~28 MB at 310,000 records, and keep
+    # its size to the end).
+    record = Record(id=fields.id, repo=fields.repo, slug=fields.slug,
                     error_message=fields.error_message,
                     message_pattern=fields.message_pattern, origin=origin,
-                    analyzed_at=fields.analyzed_at, tags=tuple(map(sys.intern, fields.tags)),
-                    background_tag=_intern(fields.background_tag),
-                    error_class=_intern(fields.error_class), documentation=fields.description,
+                    analyzed_at=fields.analyzed_at, tags=tuple(fields.tags),
+                    background_tag=fields.background_tag,
+                    error_class=fields.error_class, documentation=fields.description,
                     # Page titles tell records with one message apart by file and line; the
                     # related lists show other errors of the same file, nearest lines first.
-                    file_path=_intern(fields.file_path), line_number=fields.line_number,
-                    dataset_version=_intern(fields.dataset_version),
+                    file_path=fields.file_path, line_number=fields.line_number,
+                    dataset_version=fields.dataset_version,
                     # Listings are filtered and charted by these (errdocs.catalog.facets).
-                    error_type=_intern(fields.error_type), severity=_intern(fields.severity),
-                    handling_strategy=_intern(fields.handling_strategy))
+                    error_type=fields.error_type, severity=fields.severity,
+                    handling_strategy=fields.handling_strategy)
     content = bytes.fromhex(fields.digest)[:16] if fields.digest else key
     return Light(record, key.hex(), *place, size, content)
 
-
-def _intern(value: str | None) -> str | None:
-    return None if value is None else sys.intern(value)
 
 
 def read_records(sources: list[str], lights: Iterable[Light]) -> Iterator[Record]:

@@ -17,7 +17,7 @@ import sqlite3
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,7 +100,7 @@ def index_page_of(record_id: str, pages: int) -> int:
     return zlib.crc32(record_id.encode("utf-8")) % pages
 
 
-def index_files(entries: Iterable[IndexEntry], addresses: Addresses) -> list[Page]:
+def index_files(entries: Iterable[IndexEntry], addresses: Addresses) -> Iterator[Page]:
     """``/api/index.json`` (how many pages, and where) and ``/api/index/<n>.json``: the ids,
     messages (cut) and page addresses of every record, ~:data:`INDEX_ENTRIES` a page, by a
     hash of the id. Paths are relative to the site's root. A page's rows are made when its
@@ -115,13 +115,12 @@ def index_files(entries: Iterable[IndexEntry], addresses: Addresses) -> list[Pag
             "hash": "CRC-32 (zlib) of the id's UTF-8 bytes, modulo pages",
             "columns": ["id", "message", "path", "record"]}
     del listed
-    files = [Page("api/index.json", to_json(head, indent=1))]
+    yield Page("api/index.json", to_json(head, indent=1))
     for number, members in enumerate(chosen):
         rows = sorted(_index_row(entry, addresses) for entry in members)
         body = {"page": number, "pages": pages, "columns": head["columns"], "records": rows}
-        files.append(Page(f"{INDEX_FOLDER}/{number}.json", to_json(body)))
         chosen[number] = []
-    return files
+        yield Page(f"{INDEX_FOLDER}/{number}.json", to_json(body))
 
 
 def _index_row(entry: IndexEntry, addresses: Addresses) -> list[str]:

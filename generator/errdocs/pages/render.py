@@ -266,14 +266,12 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
         filter=facets.CATALOGUE if full else "")
 
 
-def root_pages(catalog: Catalog, *, changes: bool) -> list[Page]:
+def root_pages(catalog: Catalog, *, changes: bool) -> Iterator[Page]:
     """The generated pages of the root unit: the lists of all groups and the front page
-    (``changes``: with a link to what each dataset version changed)."""
-    pages: list[Page] = []
+    (``changes``: with a link to what each dataset version changed), made as they are read."""
     for kind in listed_kinds(catalog):
-        pages.extend(render_group_list(kind, catalog))  # the nav links tags, categories, repos
-    pages.append(render_home(catalog, changes=changes))
-    return pages
+        yield from render_group_list(kind, catalog)  # the nav links tags, categories, repos
+    yield render_home(catalog, changes=changes)
 
 
 def _links(entry: Entry, groups: list[Group]) -> list[tuple[str, str]]:

@@ -53,7 +53,7 @@ def unsettled(journal: Journal, unit: Unit) -> set[str]:
     if not journal or unit.kind not in (UnitKind.RECORDS, UnitKind.HUB):
         return set()
     if "" in journal:
-        return {page for page, _key in unit.page_keys}
+        return set(unit.page_keys.paths)
     return {page for page, key in unit.page_keys
             if page in journal and journal[page] != (key[:_KEY],)}
 
@@ -89,7 +89,7 @@ def settle(work: Path, journal: Journal, units: Iterable[Unit] | None) -> None:
         return
     if not journal:
         return
-    done = {page for unit in units for page, _ in unit.page_keys}
+    done = {page for unit in units for page in unit.page_keys.paths}
     left = {p: k for p, k in journal.items() if p not in done}
     if not left:
         (work / FILE).unlink(missing_ok=True)
