@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from errdocs.records import validate
 from errdocs.records.problems import Severity
 from errdocs.records.read import RawItem
 from errdocs.records.record import Origin
@@ -183,3 +187,24 @@ def test_a_broken_dataset_version_drops_the_record() -> None:
     assert records == []
     assert problems == ['d.jsonl:1: field \'datasetVersion\': text contains a lone UTF-16 '
                         'surrogate (broken Unicode): "v\\ud800"']
+
+
+_DIGESTS = (st.text("0123456789abcdef", min_size=64, max_size=64)
+            | st.text("0123456789abcdefABCDEF \t", min_size=64, max_size=64) | st.text(max_size=70))
+
+
+@given(st.dictionaries(st.text(max_size=20), st.tuples(
+    _DIGESTS, st.sampled_from(["a.jsonl", "b/c.jsonl", "é.jsonl"]), st.integers(1, 2**40)),
+    max_size=40))
+def test_the_first_record_of_each_id_is_kept_as_given(
+        first: dict[str, tuple[str, str, int]]) -> None:
+    """What duplicates are told by (the first of an id's digest and place) reads back as it
+    was given, however the digest is written (kept as bytes when it is 64 lowercase hex
+    digits, as errdocs makes it)."""
+    seen = validate._Seen()
+    for record_id, (digest, path, line) in first.items():
+        seen.add(record_id, digest, Origin(path, line))
+    for record_id, (digest, path, line) in first.items():
+        assert record_id in seen
+        assert seen.get(record_id) == (digest, Origin(path, line))
+    assert seen.get("not an id of them") is None or "not an id of them" in first

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -40,6 +41,66 @@ _CONTROLS = {c: " " if chr(c).isspace() else None
              for c in (*range(0x20), *range(0x7F, 0xA0), 0xFEFF) if chr(c) not in "\t\n"}
 
 
+class _Seen:
+    """The first record of each id: its content digest and where it was read. Held for the
+    whole scan: as a tuple, a hex string and an :class:`Origin` a record, ~100 MB at 310,000
+    records, scattered among what the scan keeps (the arenas it left were not given back);
+    here a number a record in the table, the digest's bytes and the place in arrays."""
+
+    __slots__ = ("_digests", "_files", "_lines", "_numbers", "_odd", "_paths", "_where")
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._digests = bytearray()
+        self._odd: dict[int, str] = {}
+        """Digests not of 64 hex digits (none that errdocs makes), by number."""
+        self._paths: dict[str, int] = {}
+        self._files: list[str] = []
+        self._where = array("I")
+        self._lines = array("q")
+
+    def add(self, record_id: str, digest: str, origin: Origin) -> None:
+        number = len(self._numbers)
+        self._numbers[record_id] = number
+        packed = _packed(digest)
+        if packed is None:
+            self._odd[number] = digest
+            packed = bytes(_DIGEST_CHARS // 2)
+        self._digests += packed
+        path = self._paths.setdefault(origin.path, len(self._files))
+        if path == len(self._files):
+            self._files.append(origin.path)
+        self._where.append(path)
+        self._lines.append(origin.line)
+
+    def get(self, record_id: str) -> tuple[str, Origin] | None:
+        number = self._numbers.get(record_id)
+        if number is None:
+            return None
+        size = _DIGEST_CHARS // 2
+        digest = (self._odd[number] if number in self._odd
+                  else self._digests[number * size:(number + 1) * size].hex())
+        return digest, Origin(self._files[self._where[number]], self._lines[number])
+
+    def __contains__(self, record_id: str) -> bool:
+        return record_id in self._numbers
+
+
+_DIGEST_CHARS = 64
+"""A record's content digest: SHA-256, as hex digits (:meth:`Validator._first_of_id`)."""
+
+
+def _packed(digest: str) -> bytes | None:
+    """The bytes of ``digest`` when it is 64 lowercase hex digits (those give it back)."""
+    if len(digest) != _DIGEST_CHARS:
+        return None
+    try:
+        packed = bytes.fromhex(digest)
+    except ValueError:
+        return None
+    return packed if packed.hex() == digest else None
+
+
 @dataclass
 class Validator:
     """Validates records one by one, remembering what must be reported only once."""
@@ -48,7 +109,7 @@ class Validator:
     """Everything found so far, in input order."""
     _unknown_fields: set[str] = field(default_factory=set)
     _unknown_versions: set[int] = field(default_factory=set)
-    _seen: dict[str, tuple[str, Origin]] = field(default_factory=dict)
+    _seen: _Seen = field(default_factory=_Seen)
     last_clean: bool = False
     """The last record validated had no problem, and none was held back as reported already:
     its line alone would validate the same anywhere (the scan cache keeps only such lines)."""
@@ -106,10 +167,11 @@ class Validator:
         merged (False), a different one is an error (False), a first one is kept (True).
         """
         context = _Context(origin, record_id)
-        if record_id not in self._seen:
-            self._seen[record_id] = (digest, origin)
+        seen = self._seen.get(record_id)
+        if seen is None:
+            self._seen.add(record_id, digest, origin)
             return True
-        first_digest, first = self._seen[record_id]
+        first_digest, first = seen
         if first_digest != digest:
             context.error("id", f"duplicate id with different content; keeping the record "
                           f"from {first}")
@@ -143,10 +205,11 @@ class Validator:
         ``record_id`` is the normalised id, the one pages are keyed on.
         """
         digest = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
-        if record_id not in self._seen:
-            self._seen[record_id] = (digest, context.origin)
+        seen = self._seen.get(record_id)
+        if seen is None:
+            self._seen.add(record_id, digest, context.origin)
             return True
-        first_digest, first = self._seen[record_id]
+        first_digest, first = seen
         if first_digest != digest:
             context.error("id", f"duplicate id with different content; keeping the record "
                           f"from {first}")
