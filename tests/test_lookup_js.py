@@ -227,3 +227,22 @@ def test_a_skipped_record_is_matched_without_its_pattern(data_dir: Path) -> None
     hows = [{m["url"]: m["how"] for m in r["matches"]}.get(f"/errors/{seed}/")
             for r in (plain, skipped, neither)]
     assert hows == ["pattern", "template", "similar"]
+
+
+def test_a_sites_index_makes_the_same_data_without_sources_or_origins(sample_checked) -> None:
+    """A site's index (``site``: what the build makes its data files from) holds no
+    pattern's source and no origin, and the paste box's files are those of a whole index,
+    with the same count of patterns the browser matches by their template."""
+    from .test_lookup_linear import EVIL
+
+    records = [record(rid, repo="acme/evil", slug=rid, error_message=message,
+                      message_pattern=pattern) for rid, message, pattern, *_ in EVIL]
+    records += sample_checked.records
+    catalog = build_catalog(records)
+    whole = build_index(records, catalog, javascript=True)
+    light = build_index(records, catalog, javascript=True, site=True)
+    assert all(t.pattern is None and t.origin is None for t in light.targets)
+    assert any(t.pattern is not None for t in whole.targets)
+    made, kept = site_data(whole), site_data(light)
+    assert kept.unconverted == made.unconverted >= len(EVIL)
+    assert [(p.path, p.content) for p in kept.pages] == [(p.path, p.content) for p in made.pages]

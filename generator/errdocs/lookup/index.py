@@ -52,7 +52,8 @@ class Target:
     message: str
     """The message template."""
     pattern: str | None
-    """The ``messagePattern`` the matcher uses (``None``: absent, bad or matching anything)."""
+    """The ``messagePattern`` the matcher uses (``None``: absent, bad or matching anything;
+    in a site's index, :func:`build_index` ``site``, never held: its JavaScript form is)."""
     pattern_chars: int
     """Literal characters the pattern requires."""
     template_chars: int
@@ -64,10 +65,14 @@ class Target:
     """Words a pattern match contains (the same object as :attr:`words` when equal)."""
     keys: tuple[str, ...]
     """The words it is filed under."""
-    origin: Origin
-    """Where the record was read from (to read it again for ``--show``)."""
+    origin: Origin | None
+    """Where the record was read from (to read it again for ``--show``); ``None`` in a
+    site's index."""
     javascript: JsRegex | None = None
     """The pattern for the browser, when asked for and the pattern has one."""
+    unconverted: bool = False
+    """Whether the record has a usable pattern (asked for in JavaScript) with no JavaScript
+    form: the browser matches it by its template."""
 
     @property
     def url(self) -> str:
@@ -131,23 +136,27 @@ class _Prepared:
     record_id: str
     repo: str
     message: str
-    origin: Origin
+    origin: Origin | None
     pattern: str | None
     pattern_req: Requirements | None
     template_req: Requirements
     javascript: JsRegex | None = None
+    unconverted: bool = False
 
 
-def build_index(records: Iterable[Record], catalog: Catalog, *,
-                javascript: bool = False, memo: Memo | None = None) -> LookupIndex:
+def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool = False,
+                memo: Memo | None = None, site: bool = False) -> LookupIndex:
     """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
     the patterns for the browser (parsing each pattern once for both). ``memo`` remembers
-    what each pattern and message gave, between builds (see :mod:`.memo`)."""
+    what each pattern and message gave, between builds (see :mod:`.memo`). ``site`` (with
+    ``javascript``): what a site's data files need only, for an index that matches nothing
+    in Python: no pattern's source, no origin (~55 MB at 310,000 records, at the top of the
+    preparation)."""
     problems: list[Problem] = []
     unusable: list[Problem] = []
     memo = memo if memo is not None else Memo()
     entries = catalog.entries
-    prepared = [_prepare(r, entries[r.id], problems, unusable, javascript, memo)
+    prepared = [_prepare(r, entries[r.id], problems, unusable, javascript, memo, site)
                 for r in records]
     prepared.sort(key=lambda p: catalog.entries[p.record_id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
@@ -162,28 +171,29 @@ def build_index(records: Iterable[Record], catalog: Catalog, *,
 
 
 def _prepare(record: Record, entry: Entry, problems: list[Problem], unusable: list[Problem],
-             javascript: bool, memo: Memo) -> _Prepared:
+             javascript: bool, memo: Memo, site: bool = False) -> _Prepared:
     """Read the record's pattern; a bad or useless one is reported and set aside."""
     template_req = _template(record.error_message, memo)
     source = record.message_pattern
     if not source or not source.strip():
-        return _Prepared(*_taken(record, entry), None, None, template_req)
+        return _Prepared(*_taken(record, entry, site), None, None, template_req)
     facts = _pattern(source, javascript, memo)
     if facts.requirements is None:
         (problems if facts.broken else unusable).append(_problem(record, facts.problem or ""))
-        return _Prepared(*_taken(record, entry), None, None, template_req)
+        return _Prepared(*_taken(record, entry, site), None, None, template_req)
     if facts.slow:
         problems.append(_problem(record, SLOW))
     if not facts.linear:
         unusable.append(_problem(record, NOT_LINEAR))
-    return _Prepared(*_taken(record, entry), source, facts.requirements, template_req,
-                     facts.javascript)
+    return _Prepared(*_taken(record, entry, site), None if site else source,
+                     facts.requirements, template_req, facts.javascript,
+                     javascript and facts.javascript is None)
 
 
-def _taken(record: Record, entry: Entry) -> tuple[str, str, str, Origin]:
+def _taken(record: Record, entry: Entry, site: bool) -> tuple[str, str, str, Origin | None]:
     # The entry's strings, equal to the record's: the catalogue holds them anyway, and a
     # light record read back brings copies of its own (2.1 MB traced at 20,000 records).
-    return entry.record_id, entry.repo, entry.message, record.origin
+    return entry.record_id, entry.repo, entry.message, None if site else record.origin
 
 
 SLOW = ("can take exponential time in a backtracking regex engine (a repeat inside a repeat, "
@@ -267,6 +277,7 @@ def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) ->
         keys=choose_keys(pattern_words, words, frequency, common),
         origin=item.origin,
         javascript=item.javascript,
+        unconverted=item.unconverted,
     )
 
 

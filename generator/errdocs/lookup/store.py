@@ -109,7 +109,7 @@ def _row(t: Target) -> list[object]:
     same = t.pattern_words is t.words
     return [t.record_id, t.path, t.repo, t.message, t.pattern, t.pattern_chars,
             t.template_chars, sorted(t.words), None if same else sorted(t.pattern_words),
-            list(t.keys), t.origin.path, t.origin.line]
+            list(t.keys), *((t.origin.path, t.origin.line) if t.origin else (None, None))]
 
 
 def _target(row: list[Any]) -> Target:
@@ -121,7 +121,8 @@ def _target(row: list[Any]) -> Target:
         pattern=None if pattern is None else str(pattern), pattern_chars=int(pattern_chars),
         template_chars=int(template_chars), words=word_set,
         pattern_words=word_set if pattern_words is None else _words(pattern_words),
-        keys=tuple(str(k) for k in keys), origin=Origin(str(origin_path), int(origin_line)),
+        keys=tuple(str(k) for k in keys),
+        origin=None if origin_path is None else Origin(str(origin_path), int(origin_line)),
     )
 
 

@@ -178,7 +178,8 @@ def box_data(settings: Settings, lights: Lights, catalog: Catalog, code: str, *,
         problems, unconverted = _placed(old.problems, lights), old.unconverted
     else:
         memo = lookup_memo.load(work)
-        lookup = build_index((x.record for x in lights), catalog, javascript=True, memo=memo)
+        lookup = build_index((x.record for x in lights), catalog, javascript=True, memo=memo,
+                             site=True)
         lookup_memo.save(memo, work)
         del memo  # what the next build needs is on disk
         data = site_data(lookup)

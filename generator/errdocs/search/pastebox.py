@@ -66,7 +66,7 @@ def site_data(index: LookupIndex) -> SiteData:
     members = [array("i") for _ in range(shards)]
     unconverted = 0
     for number, target in enumerate(index.targets):
-        unconverted += target.pattern is not None and target.javascript is None
+        unconverted += target.unconverted
         for shard in sorted({shard_of(k, shards) for k in target.keys}):
             members[shard].append(number)
     manifest = {"version": VERSION, "shards": shards, "records": len(index.targets),
