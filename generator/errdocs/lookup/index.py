@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from errdocs.catalog.model import Catalog, Entry
@@ -145,19 +145,24 @@ class _Prepared:
 
 
 def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool = False,
-                memo: Memo | None = None, site: bool = False) -> LookupIndex:
+                memo: Memo | None = None, site: bool = False,
+                remembered: Callable[[Memo], None] | None = None) -> LookupIndex:
     """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
     the patterns for the browser (parsing each pattern once for both). ``memo`` remembers
-    what each pattern and message gave, between builds (see :mod:`.memo`). ``site`` (with
-    ``javascript``): what a site's data files need only, for an index that matches nothing
-    in Python: no pattern's source, no origin (~55 MB at 310,000 records, at the top of the
-    preparation)."""
+    what each pattern and message gave, between builds (see :mod:`.memo`); ``remembered``
+    is given it once every record was read (to keep it: the index then lets it go, before
+    the targets are made). ``site`` (with ``javascript``): what a site's data files need
+    only, for an index that matches nothing in Python: no pattern's source, no origin
+    (~55 MB at 310,000 records, at the top of the preparation)."""
     problems: list[Problem] = []
     unusable: list[Problem] = []
     memo = memo if memo is not None else Memo()
     entries = catalog.entries
     prepared = [_prepare(r, entries[r.id], problems, unusable, javascript, memo, site)
                 for r in records]
+    if remembered is not None:
+        remembered(memo)  # (a memo of every message and pattern: ~50 MB at 310,000 records)
+    del memo
     prepared.sort(key=lambda p: catalog.entries[p.record_id].path)
     frequency = Counter(w for p in prepared for w in _all_words(p))
     common = max(SECOND_KEY_MAX, len(prepared) // 2000)
@@ -173,7 +178,7 @@ def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool
 def _prepare(record: Record, entry: Entry, problems: list[Problem], unusable: list[Problem],
              javascript: bool, memo: Memo, site: bool = False) -> _Prepared:
     """Read the record's pattern; a bad or useless one is reported and set aside."""
-    template_req = _template(record.error_message, memo)
+    template_req = _template(entry.message, memo)  # (the catalogue's string: the memo's key)
     source = record.message_pattern
     if not source or not source.strip():
         return _Prepared(*_taken(record, entry, site), None, None, template_req)

@@ -177,11 +177,11 @@ def box_data(settings: Settings, lights: Lights, catalog: Catalog, code: str, *,
                 for n in range(len(keys) - 1) if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)])
         problems, unconverted = _placed(old.problems, lights), old.unconverted
     else:
-        memo = lookup_memo.load(work)
-        lookup = build_index((x.record for x in lights), catalog, javascript=True, memo=memo,
-                             site=True)
-        lookup_memo.save(memo, work)
-        del memo  # what the next build needs is on disk
+        # The memo is kept (and let go) once every record was read, before the targets are
+        # made: what the next build needs is on disk.
+        lookup = build_index((x.record for x in lights), catalog, javascript=True,
+                             memo=lookup_memo.load(work), site=True,
+                             remembered=lambda memo: lookup_memo.save(memo, work))
         data = site_data(lookup)
         made = itertools.chain(data.pages, search_data(
             lookup, lambda ids: (x.record for x in lights.many(ids)), hand, full_text=full_text))
