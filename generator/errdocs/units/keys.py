@@ -51,8 +51,12 @@ class PathKeys(Sequence[tuple[str, str]]):
 
     def key(self, number: int) -> str:
         """The key of path ``number``, as 32 hex digits."""
+        return self.digest(number).hex()
+
+    def digest(self, number: int) -> bytes:
+        """The key of path ``number``, its :data:`KEY_BYTES` bytes."""
         start = number * KEY_BYTES
-        return self.digests[start:start + KEY_BYTES].hex()
+        return self.digests[start:start + KEY_BYTES]
 
     def __len__(self) -> int:
         return len(self.paths)

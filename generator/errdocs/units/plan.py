@@ -38,7 +38,7 @@ from errdocs.code import code_digest
 from errdocs.pages.render import Page, group_charts
 from errdocs.records.record import Record
 from errdocs.units import engine
-from errdocs.units.keys import KEY_BYTES, NO_KEYS, PathKeys, PathKeysBuilder, digest
+from errdocs.units.keys import NO_KEYS, PathKeys, PathKeysBuilder, digest
 
 UNIT_SIZE = 2048
 """Pages a record or hub unit aims at. Within a unit only the pages whose inputs changed are
@@ -374,7 +374,7 @@ def _data_units(files: PathKeys, global_key: str, prefix: str = "data") -> list[
     count = unit_count(len(files), DATA_UNIT_FILES)
     # Each unit's files by their number in ``files``: no pair nor hex key made for each.
     members: list[list[int]] = [[] for _ in range(count)]
-    paths, digests = files.paths, files.digests
+    paths = files.paths
     for number, path in enumerate(paths):
         members[bucket(path, count)].append(number)
     units = []
@@ -382,7 +382,7 @@ def _data_units(files: PathKeys, global_key: str, prefix: str = "data") -> list[
         if chosen:
             made = PathKeysBuilder()
             for at in sorted(chosen, key=paths.__getitem__):
-                made.add(paths[at], digests[at * KEY_BYTES:(at + 1) * KEY_BYTES])
+                made.add(paths[at], files.digest(at))
             keys = made.keys()
             units.append(Unit(f"{prefix}-{number:04d}", UnitKind.DATA, keys.paths,
                               _unit_key(global_key, keys), keys))
