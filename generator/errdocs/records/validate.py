@@ -65,7 +65,7 @@ class _Seen:
         packed = _packed(digest)
         if packed is None:
             self._odd[number] = digest
-            packed = bytes(_DIGEST_CHARS // 2)
+            packed = bytes(_DIGEST_BYTES)
         self._digests += packed
         path = self._paths.setdefault(origin.path, len(self._files))
         if path == len(self._files):
@@ -77,22 +77,23 @@ class _Seen:
         number = self._numbers.get(record_id)
         if number is None:
             return None
-        size = _DIGEST_CHARS // 2
+        start = number * _DIGEST_BYTES
         digest = (self._odd[number] if number in self._odd
-                  else self._digests[number * size:(number + 1) * size].hex())
+                  else self._digests[start:start + _DIGEST_BYTES].hex())
         return digest, Origin(self._files[self._where[number]], self._lines[number])
 
     def __contains__(self, record_id: str) -> bool:
         return record_id in self._numbers
 
 
-_DIGEST_CHARS = 64
-"""A record's content digest: SHA-256, as hex digits (:meth:`Validator._first_of_id`)."""
+_DIGEST_BYTES = 32
+"""A record's content digest: SHA-256 (:meth:`Validator._first_of_id`), written as twice as
+many hex digits."""
 
 
 def _packed(digest: str) -> bytes | None:
     """The bytes of ``digest`` when it is 64 lowercase hex digits (those give it back)."""
-    if len(digest) != _DIGEST_CHARS:
+    if len(digest) != 2 * _DIGEST_BYTES:
         return None
     try:
         packed = bytes.fromhex(digest)

@@ -74,10 +74,8 @@ class PathKeys(Sequence[tuple[str, str]]):
         return self.paths[index], self.key(number)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        digests = self.digests
         for number, path in enumerate(self.paths):
-            start = number * KEY_BYTES
-            yield path, digests[start:start + KEY_BYTES].hex()
+            yield path, self.key(number)
 
 
 def digest(*parts: str | bytes) -> bytes:
