@@ -117,6 +117,32 @@ def test_an_unchanged_input_is_taken_from_the_catalogue_whole(tmp_path: Path) ->
     assert [str(p) for p in both.problems] == [str(p) for p in read_all([data, other]).problems]
 
 
+def test_an_unchanged_input_whose_records_went_from_the_catalogue_is_read_again(
+        tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    data = _jsonl(tmp_path / "d.jsonl", _rec(), _rec(id="b2", slug="t"))
+    cold = scan([data], work)
+    with sqlite3.connect(work / store.FILE) as db:
+        db.execute("DELETE FROM records WHERE id = 'b2'")
+    again = scan([data], work)
+    assert again.skipped == 0  # a line without its record: the file is read, not replayed
+    _same(again, cold)
+    assert scan([data], work).skipped == 1  # read whole again: taken next time
+
+
+def test_an_unchanged_inputs_lines_are_read_as_they_are_taken(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    records = [_rec(id=f"r{n}", slug=f"s{n}") for n in range(300)]
+    data = _jsonl(tmp_path / "d.jsonl", *records)
+    scan([data], work)
+    with store.Catalogue(work) as catalogue, catalogue.writing():
+        lines = catalogue.unchanged(data, store.look(data), lambda: store.blocks_of(data))
+        assert lines is not None and not isinstance(lines, list)
+        first = next(iter(lines))
+        assert (first.line, first.fields.id) == (1, "r0")
+        assert [p.fields.id for p in lines] == [f"r{n}" for n in range(1, 300)]
+
+
 def test_a_changed_input_is_read_again_even_with_its_size_and_time(tmp_path: Path) -> None:
     work = tmp_path / "work"
     data = _jsonl(tmp_path / "d.jsonl", _rec())

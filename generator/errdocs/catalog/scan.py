@@ -204,7 +204,7 @@ def _key(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
 
-def _replay(path: Path, placed: list[Placed], source: int,
+def _replay(path: Path, placed: Iterable[Placed], source: int,
             validator: Validator) -> Iterator[Light]:
     """The lights of an unchanged input, from the catalogue: its ids registered in order, so
     duplicates across files are found as if it had been read."""

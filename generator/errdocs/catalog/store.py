@@ -325,10 +325,12 @@ class Catalogue:
             self._loose = True
 
     def unchanged(self, path: Path, seen: Look,
-                  blocks: Callable[[], bytes]) -> list[Placed] | None:
-        """The record lines of ``path`` when it was read before without any problem and its
-        bytes are the same (and marks it used); ``None`` otherwise. ``blocks`` hashes its
-        bytes, called only when its stat alone does not tell."""
+                  blocks: Callable[[], bytes]) -> Iterator[Placed] | None:
+        """The record lines of ``path``, in order, when it was read before without any
+        problem and its bytes are the same (and marks it used); ``None`` otherwise. ``blocks``
+        hashes its bytes, called only when its stat alone does not tell. The lines are read
+        as they are taken (read whole, with what each gave, they were ~700 MB at 310,000
+        records): take them all before using the catalogue again."""
         if self._db is None:
             return None
         name = str(path.resolve())
@@ -337,17 +339,17 @@ class Catalogue:
         if row is None or not self._same(name, Look(Stat(*row[:5]), row[5]), row[6], seen,
                                          blocks):
             return None
-        rows = self._db.execute(
-            f"SELECT l.hash, l.offset, l.size, l.line, {_JOINED} FROM lines AS l "
-            "JOIN records AS r ON r.hash = l.hash WHERE l.path = ? ORDER BY l.seq",
-            (name,)).fetchall()
+        joined = "FROM lines AS l JOIN records AS r ON r.hash = l.hash WHERE l.path = ?"
+        found = self._db.execute(f"SELECT count(*) {joined}", (name,)).fetchone()[0]
         count = self._db.execute("SELECT count(*) FROM lines WHERE path = ?",
                                  (name,)).fetchone()[0]
-        if len(rows) != count:
+        if found != count:
             return None  # a line's record is gone: read the file
         if self.keep:
             self._db.execute("UPDATE inputs SET used = ? WHERE path = ?", (self.run, name))
-        return [Placed(r[0], r[1], r[2], r[3], _cached(r[4:])) for r in rows]
+        rows = self._db.execute(f"SELECT l.hash, l.offset, l.size, l.line, {_JOINED} {joined} "
+                                "ORDER BY l.seq", (name,))
+        return (Placed(r[0], r[1], r[2], r[3], _cached(r[4:])) for r in rows)
 
     def _same(self, name: str, before: Look, blocks: bytes | None, now: Look,
               hashed: Callable[[], bytes]) -> bool:
