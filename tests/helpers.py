@@ -63,7 +63,7 @@ def render_all(records: list[Record], catalog: Catalog) -> list[Page]:
     pages = [render_record(r, catalog) for r in records]
     for kind in GroupKind:
         for group in catalog.groups[kind].values():
-            pages.extend(render_group(group))
+            pages.extend(render_group(group, catalog.texts))
     return [*pages, *root_pages(catalog, changes=False),
             render_home_fragment(catalog, GENERATED_SUBTREE, changes=False)]
 

@@ -96,7 +96,8 @@ def test_rows_show_what_the_listing_shows_and_are_where_the_hash_says() -> None:
     for entry in catalog.entries.values():
         got = _data(files, f"r/{filters.row_file(entry.record_id, rows):x}.js")
         assert got[entry.record_id] == [
-            entry.path.removesuffix(".md"), entry.message, entry.where, entry.summary,
+            entry.path.removesuffix(".md"), entry.message, entry.where,
+            catalog.texts.summaries([entry.record_id])[entry.record_id],
             entry.error_class, "io", entry.severity, "(none)", "python", entry.repo]
 
 
@@ -106,13 +107,13 @@ def test_listing_pages_carry_the_filter_box_and_families_do_not() -> None:
     catalog = build_catalog(records)
     for kind in (GroupKind.REPO, GroupKind.TAG, GroupKind.CATEGORY):
         for group in catalog.groups[kind].values():
-            page = next(render_group(group)).content
+            page = next(render_group(group, catalog.texts)).content
             key = facets.group_filter(group)
             marker = f'<div class="errdocs-filter" data-errdocs-filter="{key}" hidden></div>'
             assert marker in page
             assert page.index(marker) < page.index('<div class="errdocs-rows"')
     for group in catalog.groups[GroupKind.FAMILY].values():
-        assert "errdocs-filter" not in next(render_group(group)).content
+        assert "errdocs-filter" not in next(render_group(group, catalog.texts)).content
     assert 'data-errdocs-filter="all" hidden' in render_home(catalog).content
 
 
@@ -254,7 +255,7 @@ def test_long_values_are_cut_in_rows_and_still_filter_exactly() -> None:
         assert all(len(value) <= ROW_VALUE_CHARS + 1 for value in row[4:]), row[4][:40]
     assert max(len(f.content.encode()) for f in files) < 20_000
     group = catalog.group_of(GroupKind.REPO, "o/r0")
-    page = next(render_group(group)).content
+    page = next(render_group(group, catalog.texts)).content
     assert long not in page and "Ü" * ROW_VALUE_CHARS + "…" in page
     summary = _data(files, f"g/{facets.group_filter(group)}.js")
     offered = {v[0] for _name, values, _hidden in summary["facets"] for v in values}

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 def _page(kind: GroupKind, value: str, records: list) -> str:
     catalog = build_catalog(records)
-    return next(render_group(catalog.group_of(kind, value))).content
+    return next(render_group(catalog.group_of(kind, value), catalog.texts)).content
 
 
 def test_two_records_of_one_message_differ_by_file_and_line() -> None:
@@ -160,7 +160,8 @@ def test_rows_and_charts_of_any_record_text_become_no_markup(message: str, cls: 
     catalog = build_catalog(records)
     for kind_of, value in ((GroupKind.REPO, "o/r"), (GroupKind.TAG, "t"),
                            (GroupKind.CATEGORY, "cat")):
-        body = next(render_group(catalog.group_of(kind_of, value))).content.split("---\n", 2)[2]
+        body = next(render_group(catalog.group_of(kind_of, value), catalog.texts)
+                    ).content.split("---\n", 2)[2]
         html = markdown.markdown(body, extensions=EXTENSIONS)
         parser = _Elements()
         parser.feed(html)

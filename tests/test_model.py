@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from errdocs.catalog.model import GroupKind, build_catalog, entry_of, relative_link, shown_tags
 from errdocs.catalog.paths import RESERVED, WINDOWS_DEVICES, segment, unique_segment
+from errdocs.catalog.texts import summary_key
 from errdocs.pages.short import describe_record, first_sentence
 
 from .helpers import record
@@ -110,23 +109,16 @@ def test_a_page_shows_and_is_listed_under_at_most_100_tags() -> None:
 
 
 @given(st.text(max_size=400), st.booleans())
-def test_an_entry_shows_its_records_first_sentence_however_it_keeps_it(
+def test_a_listing_shows_its_records_first_sentence_which_its_entry_keeps_a_hash_of(
         documentation: str, ascii_only: bool) -> None:
     """The summary a listing shows is the description's first sentence, cut or not, whatever
-    it holds (a "…" of its own is kept)."""
+    it holds (a "…" of its own is kept): the catalogue's texts give it, the entry holds its
+    hash only."""
     if ascii_only:
         documentation = documentation.encode("ascii", "replace").decode()
-    made = entry_of(record("a", documentation=documentation), "o/r/a.md")
+    catalog = build_catalog([record("a", documentation=documentation)])
     wanted = first_sentence(describe_record(record("a", documentation=documentation)))
-    assert made.summary == wanted
-    assert made.summary_cut == wanted.endswith("…")
-    assert made.summary_text + ("…" if made.summary_cut else "") == wanted
-    assert not made.summary_text.endswith("…") or not made.summary_cut
-
-
-def test_a_cut_summary_is_kept_a_byte_a_character() -> None:
-    """Kept without the "…" it ends with, a cut ASCII description takes a byte a character
-    (with the "…", CPython keeps the whole string at two)."""
-    made = entry_of(record("a", documentation="word " * 200), "o/r/a.md")
-    assert made.summary_cut and made.summary.endswith("…")
-    assert sys.getsizeof(made.summary_text) < sys.getsizeof(made.summary) - len(made.summary) // 2
+    assert catalog.texts.summaries(["a"]) == {"a": wanted}
+    assert catalog.entries["a"].summary_key == summary_key(wanted)
+    assert entry_of(record("a", documentation=documentation), "x").summary_key == summary_key(
+        wanted)

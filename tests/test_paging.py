@@ -30,13 +30,13 @@ def test_pager_shows_a_bounded_window() -> None:
 def test_a_long_group_is_split_and_every_page_stays_small() -> None:
     records = [record(f"id{i:04d}", slug=f"s{i}", tags=("big",)) for i in range(250)]
     catalog = build_catalog(records)
-    pages = list(render_group(catalog.group_of(GroupKind.TAG, "big")))
+    pages = list(render_group(catalog.group_of(GroupKind.TAG, "big"), catalog.texts))
     assert [p.path for p in pages] == ["tags/big.md", "tags/big/2.md", "tags/big/3.md"]
     assert [p.content.count("\n- [") for p in pages] == [100, 100, 50]
     assert "**2**" in pages[1].content and "[Next](3.md)" in pages[1].content
     assert "[1](../big.md)" in pages[1].content
     assert "250 errors tagged" in pages[2].content
-    repo_pages = list(render_group(catalog.group_of(GroupKind.REPO, "o/r")))
+    repo_pages = list(render_group(catalog.group_of(GroupKind.REPO, "o/r"), catalog.texts))
     assert [p.path for p in repo_pages][1] == "o/r/index/2.md"
     sizes = [len(p.content) for p in render_all(records, catalog)]
     more = [record(f"id{i:04d}", slug=f"s{i}", tags=("big",)) for i in range(1000)]
@@ -47,7 +47,8 @@ def test_a_long_group_is_split_and_every_page_stays_small() -> None:
 def test_a_long_groups_pages_are_made_as_they_are_asked_for() -> None:
     # A unit writes each before the next is made: not one tag's every page at once.
     records = [record(f"id{i:04d}", slug=f"s{i}", tags=("big",)) for i in range(250)]
-    pages = render_group(build_catalog(records).group_of(GroupKind.TAG, "big"))
+    catalog = build_catalog(records)
+    pages = render_group(catalog.group_of(GroupKind.TAG, "big"), catalog.texts)
     assert next(pages).path == "tags/big.md"
     assert [p.path for p in pages] == ["tags/big/2.md", "tags/big/3.md"]
 

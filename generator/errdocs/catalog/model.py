@@ -17,6 +17,7 @@ from markupsafe import Markup
 from errdocs.catalog.family import family_label, message_key
 from errdocs.catalog.paths import disambiguate, segment, unique_segment
 from errdocs.catalog.related import Related, Relations, build_relations
+from errdocs.catalog.texts import HeldTexts, Texts, summary_key
 from errdocs.pages.excerpt import language_for
 from errdocs.pages.short import MESSAGE_CHARS, describe_record, first_sentence, shorten
 from errdocs.records.record import Record
@@ -56,11 +57,11 @@ class Entry:
     (:func:`record_titles`); ``None`` otherwise."""
     error_class: str | None = None
     """The exception or error class, e.g. ``ValueError``."""
-    summary_text: str = ""
-    """:attr:`summary` without the "…" a cut one ends with (:attr:`summary_cut`): kept apart,
-    the text of most records takes one byte a character in memory rather than two ("…" is not
-    Latin-1, and one makes CPython store the whole string two bytes a character): 386 → 204
-    bytes a record at 20,000 synthetic records."""
+    summary_key: int = 0
+    """A hash of its summary (:func:`errdocs.catalog.texts.summary_key`), the first sentence of
+    what the error means, which listings show under its message. The summary itself is not
+    held here (:mod:`errdocs.catalog.texts`: :attr:`Catalog.texts`), only what tells a changed
+    one: a listing page's key and a filter row file's hash it."""
     error_type: str | None = None
     """``errorType``, e.g. ``validation``: listings filter and chart by it."""
     severity: str | None = None
@@ -69,17 +70,6 @@ class Entry:
     """``handlingStrategy``, e.g. ``type-guard``: listings filter by it."""
     language: str = "text"
     """The raising file's language (:func:`errdocs.pages.excerpt.language_for`)."""
-    analyzed_at: str | None = None
-    """``analyzedAt`` as written: the home page lists the records analysed last."""
-    summary_cut: bool = False
-    """Whether :attr:`summary` ends with "…" (:attr:`summary_text` does not)."""
-
-    @property
-    def summary(self) -> str:
-        """The first sentence of what the error means
-        (:func:`errdocs.pages.short.first_sentence` of the record's meta description), which
-        tells rows of one message apart."""
-        return f"{self.summary_text}…" if self.summary_cut else self.summary_text
 
     @property
     def where(self) -> str:
@@ -126,6 +116,8 @@ class Catalog:
     more repositories."""
     relations: Relations = field(default_factory=Relations)
     """Which records each record page lists as related."""
+    texts: Texts = field(default_factory=HeldTexts)
+    """Each record's summary and analysis time (not in its entry: :mod:`errdocs.catalog.texts`)."""
 
     def group_of(self, kind: GroupKind, value: str) -> Group:
         """The group a raw tag / category / repository value belongs to."""
@@ -176,7 +168,7 @@ def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None =
     same errdocs), by id: what :func:`entry_of` gives them is theirs, not made again.
     ``records`` are read once, and not held: only their entries and what places them."""
     placing = [_placing(r, known) for r in records]
-    placing.sort(key=lambda p: (p.entry.repo.casefold(), p.entry.analyzed_at or "",
+    placing.sort(key=lambda p: (p.entry.repo.casefold(), p.analyzed_at or "",
                                 p.entry.record_id))
     repo_dirs = _repo_dirs(p.entry.repo for p in placing)
     entries: dict[str, Entry] = {}
@@ -200,7 +192,9 @@ def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None =
         kind: _groups(kind, placing, entries, repo_dirs) for kind in GroupKind
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
-    return Catalog(entries, groups, relations)
+    texts = HeldTexts({p.entry.record_id: p.summary for p in placing},
+                      {p.entry.record_id: p.analyzed_at for p in placing})
+    return Catalog(entries, groups, relations, texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,12 +210,18 @@ class _Placing:
     """The tags it is listed under (:func:`shown_tags`)."""
     category: str | None
     """Its ``backgroundTag``."""
+    summary: str
+    """Its summary (:func:`summary_of`)."""
+    analyzed_at: str | None
+    """Its ``analyzedAt``: the records analysed first take their URL first."""
 
 
 def _placing(record: Record, known: Mapping[str, Entry] | None) -> _Placing:
     kept = known.get(record.id) if known else None
-    return _Placing(entry_of(record, "") if kept is None else kept, record.slug,
-                    tuple(shown_tags(record)), record.background_tag)
+    summary = summary_of(record)
+    return _Placing(entry_of(record, "", summary) if kept is None else kept, record.slug,
+                    tuple(shown_tags(record)), record.background_tag, summary,
+                    record.analyzed_at)
 
 
 def _as_made(kept: Entry, path: str) -> Entry:
@@ -232,18 +232,24 @@ def _as_made(kept: Entry, path: str) -> Entry:
     return replace(kept, path=path, title=None, family=None)
 
 
-def entry_of(record: Record, path: str) -> Entry:
-    """What listings show of ``record`` (a full or a light one: both give the same entry)."""
+def entry_of(record: Record, path: str, summary: str | None = None) -> Entry:
+    """What listings show of ``record`` (a full or a light one: both give the same entry)
+    but its summary (``summary``, when :func:`summary_of` gave it already) and analysis time,
+    which :attr:`Catalog.texts` holds."""
     file = record.file_path
-    summary = first_sentence(describe_record(record))
-    cut = summary.endswith("…")
     return Entry(record.id, path, record.error_message, record.repo, file, record.line_number,
                  error_class=record.error_class,
-                 summary_text=summary[:-1] if cut else summary, summary_cut=cut,
+                 summary_key=summary_key(summary_of(record) if summary is None else summary),
                  error_type=record.error_type, severity=record.severity,
                  handling=record.handling_strategy,
-                 language=language_for(file) if file else "text",
-                 analyzed_at=record.analyzed_at)
+                 language=language_for(file) if file else "text")
+
+
+def summary_of(record: Record) -> str:
+    """The first sentence of what the error means (:func:`errdocs.pages.short.first_sentence`
+    of the record's meta description), which listings show under its message and which tells
+    rows of one message apart."""
+    return first_sentence(describe_record(record))
 
 
 def record_titles(entries: list[Entry]) -> dict[str, str]:

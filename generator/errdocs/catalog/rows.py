@@ -21,19 +21,22 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import fields
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, group_key
 from errdocs.catalog.related import Relations, repo_runs
 from errdocs.catalog.store import unshared
+from errdocs.catalog.texts import RowTexts
 
 TABLES = (
     """CREATE TABLE IF NOT EXISTS model_entries (
         model INTEGER NOT NULL, seq INTEGER NOT NULL, record_id TEXT NOT NULL,
         path TEXT NOT NULL, message TEXT NOT NULL, repo TEXT NOT NULL, file TEXT,
-        line INTEGER, family TEXT, title TEXT, class TEXT, summary TEXT NOT NULL,
+        line INTEGER, family TEXT, title TEXT, class TEXT, summary_key INTEGER NOT NULL,
         error_type TEXT, severity TEXT, handling TEXT, language TEXT NOT NULL,
-        analyzed_at TEXT, cut INTEGER NOT NULL, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
+        summary TEXT NOT NULL, analyzed_at TEXT, PRIMARY KEY (model, seq)) WITHOUT ROWID""",
+    """CREATE INDEX IF NOT EXISTS model_entries_id ON model_entries (model, record_id)""",
     """CREATE TABLE IF NOT EXISTS model_groups (
         model INTEGER NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL, key TEXT NOT NULL,
         label TEXT NOT NULL, path TEXT NOT NULL, members BLOB NOT NULL,
@@ -50,8 +53,11 @@ SWEEP = tuple(f"DELETE FROM {table} WHERE model NOT IN (SELECT id FROM memo_blob
 """Drop the rows of models whose memo blob went (an earlier build's, or a killed one's)."""
 
 _ENTRY = tuple(f.name for f in fields(Entry))
-_COLUMNS = ("record_id, path, message, repo, file, line, family, title, class, summary, "
-            "error_type, severity, handling, language, analyzed_at, cut")
+_COLUMNS = ("record_id, path, message, repo, file, line, family, title, class, summary_key, "
+            "error_type, severity, handling, language")
+"""The columns of an entry's fields, in their order; a row's last two, ``summary`` and
+``analyzed_at``, are the model's texts (:class:`~errdocs.catalog.texts.RowTexts` reads them
+by the record id, through the index ``model_entries_id``)."""
 _fields = attrgetter(*_ENTRY)
 """An entry's fields as a tuple, in its row's order."""
 _KINDS = tuple(GroupKind)
@@ -75,9 +81,12 @@ def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[i
     build iterates in is kept); what :func:`read_model` checks: how many entries, groups and
     lists."""
     seq = {record_id: n for n, record_id in enumerate(catalog.entries)}
-    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 2))})",
-                   ((model, n, *(unshared(getattr(e, name)) for name in _ENTRY))
-                    for n, e in enumerate(catalog.entries.values())))
+    texts = catalog.texts.of(catalog.entries)
+    db.executemany(f"INSERT INTO model_entries VALUES ({', '.join('?' * (len(_ENTRY) + 4))})",
+                   ((model, n, *(unshared(getattr(e, name)) for name in _ENTRY),
+                     unshared(summary), analyzed_at)
+                    for n, (e, (summary, analyzed_at)) in enumerate(
+                        zip(catalog.entries.values(), texts, strict=True))))
     groups = 0
     for kind in _KINDS:
         rows = [(model, kind.value, n, unshared(g.key), unshared(g.label), unshared(g.path),
@@ -97,7 +106,7 @@ def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[i
 
 def read_model(db: sqlite3.Connection, model: int, counts: Any) -> Catalog:
     """The catalogue :func:`write_model` wrote as ``model`` with ``counts`` (:class:`NotAModel`
-    when the rows are not those)."""
+    when the rows are not those), its texts read from those rows when asked for."""
     common: dict[str, str] = {}
     entries = [Entry(*_one_of(list(row), common))
                for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
@@ -115,7 +124,13 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any) -> Catalog:
     if tuple(counts) != found:
         raise NotAModel(f"model rows {found}, counted {counts}")
     by_id = {e.record_id: e for e in entries}
-    return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id))
+    return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id),
+                   RowTexts(database_file(db), model))
+
+
+def database_file(db: sqlite3.Connection) -> Path:
+    """The file of ``db``'s main database."""
+    return Path(db.execute("PRAGMA database_list").fetchone()[2])
 
 
 def check_model(db: sqlite3.Connection, model: int, counts: Any) -> None:
@@ -145,7 +160,7 @@ def moved_entries(db: sqlite3.Connection, model: int, entries: Mapping[str, Entr
     for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries WHERE model = ?", (model,)):
         entry = entries.get(row[0])
         present += entry is not None
-        if entry is None or _fields(entry) != row:  # (its last, a bool, equals SQLite's 0/1)
+        if entry is None or _fields(entry) != row:
             moved.add(row[0])
     if present < len(entries):
         then = {row[0] for row in db.execute(
@@ -197,13 +212,11 @@ def _lists(db: sqlite3.Connection, model: int, ids: list[str],
 
 def _one_of(values: list[Any], common: dict[str, str]) -> list[Any]:
     """``values`` (an entry's row), its fields of :data:`_COMMON` the first string of their text
-    ``common`` was given, its last (whether the summary was cut) a bool (SQLite gives 0 or 1:
-    a key hashing the entry's fields would differ)."""
+    ``common`` was given."""
     for at in _COMMON:
         text = values[at]
         if text is not None:
             values[at] = common.setdefault(text, text)
-    values[-1] = bool(values[-1])
     return values
 
 

@@ -35,10 +35,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from errdocs.catalog import facets
 from errdocs.catalog.model import Catalog, Entry, GroupKind
 from errdocs.catalog.paging import page_count
+from errdocs.catalog.texts import Texts
 from errdocs.lookup.tokens import fnv1a
 from errdocs.pages.render import WHERE_CHARS, Page
 from errdocs.pages.short import MESSAGE_CHARS, ROW_VALUE_CHARS, clip, shorten
@@ -99,7 +101,7 @@ def filter_data(catalog: Catalog) -> Iterator[Page]:
     yield Page(f"{FOLDER}/manifest.js", _script("filter", {
         "version": VERSION, "rows": rows, "page": PAGE}))
     values = {i: facet_values(e) for i, e in catalog.entries.items()}  # once a record
-    yield from _row_files(catalog.entries.values(), rows, values)
+    yield from row_files(row_members(catalog.entries.values(), rows), catalog.texts, values)
     everything = sorted(catalog.entries.values(), key=lambda e: e.sort_key)
     yield from listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
     del everything
@@ -128,15 +130,16 @@ def row_file(record_id: str, count: int) -> int:
     return fnv1a(record_id.encode().decode("latin-1")) % count
 
 
-def row_of(entry: Entry, values: tuple[str, ...] | None = None) -> list[str]:
+def row_of(entry: Entry, summary: str, values: tuple[str, ...] | None = None) -> list[str]:
     """``[page, message, file:line, first sentence, class, kind, severity, handling,
-    language, repository]``: the page without ``.md``, the values as filters count them
-    (``values``, when :func:`facet_values` gave them already), each cut to
+    language, repository]``: the page without ``.md``, its ``summary``
+    (:mod:`errdocs.catalog.texts`), the values as filters count them (``values``, when
+    :func:`facet_values` gave them already), each cut to
     :data:`~errdocs.pages.short.ROW_VALUE_CHARS` characters. The browser matches rows by
     these values, and a cut one still matches no value a facet offers: it is longer than
     :data:`VALUE_BYTES` once written, so it is never offered, and it equals no shorter value."""
     return [entry.path.removesuffix(".md"), shorten(entry.message, MESSAGE_CHARS),
-            shorten(entry.where, WHERE_CHARS), entry.summary,
+            shorten(entry.where, WHERE_CHARS), summary,
             *(clip(v, ROW_VALUE_CHARS) for v in values or facet_values(entry))]
 
 
@@ -236,21 +239,36 @@ def _list_files(key: str, param: str, value: str, ids: list[str]) -> Iterator[Pa
                                                      ids[(number - 1) * PAGE:number * PAGE]))
 
 
-def _row_files(entries: Iterable[Entry], count: int,
-               values: Mapping[str, tuple[str, ...]]) -> Iterator[Page]:
-    """The row files: one record a line (readable diffs)."""
+def row_members(entries: Iterable[Entry], count: int) -> list[list[Entry]]:
+    """The entries of each of ``count`` row files (:func:`row_file`), in ``entries``' order."""
     chosen: list[list[Entry]] = [[] for _ in range(count)]
     for entry in entries:
         chosen[row_file(entry.record_id, count)].append(entry)
-    return (row_file_page(n, members, values) for n, members in enumerate(chosen))
+    return chosen
 
 
-def row_file_page(number: int, members: Iterable[Entry],
+ROW_FILES_READ = 64
+"""Row files whose records' summaries are read at once (:func:`row_files`): a few hundred."""
+
+
+def row_files(chosen: Iterable[tuple[int, list[Entry]]] | list[list[Entry]], texts: Texts,
+              values: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Page]:
+    """The row files of ``chosen`` (each file's number and members; or every file's members,
+    in order), one record a line (readable diffs), their summaries read from ``texts`` for
+    :data:`ROW_FILES_READ` files at a time."""
+    numbered = iter(enumerate(chosen) if isinstance(chosen, list) else chosen)
+    while batch := list(islice(numbered, ROW_FILES_READ)):
+        summaries = texts.summaries(e.record_id for _n, members in batch for e in members)
+        yield from (row_file_page(n, members, summaries, values) for n, members in batch)
+
+
+def row_file_page(number: int, members: Iterable[Entry], summaries: Mapping[str, str],
                   values: Mapping[str, tuple[str, ...]] | None = None) -> Page:
     """Row file ``number``: the rows of ``members`` (the entries :func:`row_file` puts there),
-    by id. It reads nothing else, so it can be made alone (:mod:`errdocs.search.boxdata`)."""
+    by id, with their ``summaries``. It reads nothing else, so it can be made alone
+    (:mod:`errdocs.search.boxdata`)."""
     lines = [f"\n{_json(e.record_id)}:"
-             f"{_json(row_of(e, values[e.record_id] if values else None))}"
+             f"{_json(row_of(e, summaries[e.record_id], values[e.record_id] if values else None))}"
              for e in sorted(members, key=lambda e: e.record_id)]
     return Page(row_path(number), _script(f"r{number}", "{" + ",".join(lines) + "\n}"))
 

@@ -21,6 +21,7 @@ from markupsafe import Markup
 from errdocs.catalog import facets, paging
 from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, relative_link, shown_tags
 from errdocs.catalog.paging import PagerLink
+from errdocs.catalog.texts import Texts
 from errdocs.pages import escape, frontmatter
 from errdocs.pages import parts as pageparts
 from errdocs.pages.charts import bar_chart
@@ -127,15 +128,18 @@ def render_record(record: Record, catalog: Catalog) -> Page:
     return Page(entry.path, environment().get_template("record.md.j2").render(context))
 
 
-def render_group(group: Group) -> Iterator[Page]:
+def render_group(group: Group, texts: Texts) -> Iterator[Page]:
     """The index pages of one tag, category or repository (several when it is long), made
     one at a time: a unit writes each before the next is made (the largest hub unit's 3,215
-    pages at 310,000 records hold 75.8 MB of Markdown as UTF-8, ~twice that as text)."""
+    pages at 310,000 records hold 75.8 MB of Markdown as UTF-8, ~twice that as text).
+    ``texts``: its records' summaries."""
     template = environment().get_template(f"{group.kind.value}.md.j2")
     charts = group_charts(group)
     for path, rows, links in _paginate(group.path, group.entries):
+        summaries = texts.summaries(e.record_id for e in rows)
         yield Page(path, template.render(
-            group=group, rows=[(e, relative_link(path, e.path)) for e in rows], pager=links,
+            group=group, rows=[(e, relative_link(path, e.path), summaries[e.record_id])
+                               for e in rows], pager=links,
             meta=group_meta(group), show_repo=group.kind is not GroupKind.REPO,
             filter=facets.group_filter(group),
             charts=charts if path == group.path else Markup("")))
@@ -239,8 +243,10 @@ def render_home_fragment(catalog: Catalog, subtree: str, *, changes: bool = Fals
 def recent_entries(catalog: Catalog) -> list[Entry]:
     """The :data:`TOP` records analysed last (``analyzedAt``), which both home pages list:
     the only record pages the root unit links to."""
-    return heapq.nlargest(TOP, catalog.entries.values(),
-                          key=lambda e: (iso_timestamp(e.analyzed_at) or "", e.path))
+    entries = catalog.entries
+    recent = heapq.nlargest(TOP, catalog.texts.times(), key=lambda item: (
+        iso_timestamp(item[1]) or "", entries[item[0]].path))
+    return [entries[record_id] for record_id, _at in recent]
 
 
 def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
@@ -254,6 +260,7 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
         return [(g, Markup(base) + g.path) for g in groups]
 
     recent = recent_entries(catalog)
+    summaries = catalog.texts.summaries(e.record_id for e in recent)
     per_category = Counter({g.label: len(g.entries)
                             for g in catalog.groups[GroupKind.CATEGORY].values()})
     chart = bar_chart("chart-categories", "Errors by category",
@@ -262,7 +269,8 @@ def _home(catalog: Catalog, changes: bool, base: str, *, full: bool) -> str:
     return template.render(
         records=len(catalog.entries), counts=counts, base=Markup(base), full=full, chart=chart,
         categories=largest(GroupKind.CATEGORY), repos=largest(GroupKind.REPO),
-        rows=[(e, Markup(base) + e.path) for e in recent], show_repo=True, changes=changes,
+        rows=[(e, Markup(base) + e.path, summaries[e.record_id]) for e in recent],
+        show_repo=True, changes=changes,
         filter=facets.CATALOGUE if full else "")
 
 

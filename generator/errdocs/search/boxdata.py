@@ -42,7 +42,7 @@ from errdocs.catalog.model import Catalog, Entry
 from errdocs.catalog.store import Catalogue
 from errdocs.lookup import build_index
 from errdocs.lookup import memo as lookup_memo
-from errdocs.pages.filters import filter_data, row_file, row_file_count, row_file_page, row_path
+from errdocs.pages.filters import filter_data, row_file_count, row_files, row_members, row_path
 from errdocs.pages.render import Page
 from errdocs.pages.write import Staged
 from errdocs.project import Settings
@@ -247,11 +247,11 @@ def filter_files(settings: Settings, catalog: Catalog, code: str, *, staged: Sta
     if old is not None and old.key == key:
         return BoxData(key, False, (), 0, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
-    members = row_members(catalog)
+    members = row_members(catalog.entries.values(), row_file_count(len(catalog.entries)))
     made: Iterable[Page]
     if known.get(LISTINGS, ("",))[0] == keys[LISTINGS]:
-        made = (row_file_page(n, chosen) for n, chosen in enumerate(members)
-                if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)])
+        made = row_files(((n, chosen) for n, chosen in enumerate(members)
+                          if known.get(_chunk(n), ("",))[0] != keys[_chunk(n)]), catalog.texts)
     else:
         made = filter_data(catalog)
     rows = {row_path(n): _chunk(n) for n in range(len(members))}
@@ -259,21 +259,12 @@ def filter_files(settings: Settings, catalog: Catalog, code: str, *, staged: Sta
                       staged)
 
 
-def row_members(catalog: Catalog) -> list[list[Entry]]:
-    """The entries of each row file, in the catalogue's order."""
-    entries = catalog.entries
-    members: list[list[Entry]] = [[] for _ in range(row_file_count(len(entries)))]
-    for entry in entries.values():
-        members[row_file(entry.record_id, len(members))].append(entry)
-    return members
-
-
 def filter_keys(catalog: Catalog, code: str, profile: str) -> Keys:
     """Each part's key. :data:`LISTINGS`' hashes every listing's records in order and each
     record's values of the facets (the fields they are made from); row file *n*'s hashes
     every field of its entries (a row shows some and filters by others)."""
     entries = catalog.entries
-    members = row_members(catalog)
+    members = row_members(entries.values(), row_file_count(len(entries)))
     count = len(members)
     digest = hashlib.sha256(f"{code}\0{profile}\0{count}".encode())
     for entry in entries.values():

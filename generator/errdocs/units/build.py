@@ -30,6 +30,7 @@ from mkdocs.structure.files import File
 from errdocs.catalog.lights import Light, LightsById
 from errdocs.catalog.model import Catalog, Group, GroupKind
 from errdocs.catalog.scan import read_records
+from errdocs.catalog.texts import HeldTexts
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.exports import record_companions
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file
@@ -471,11 +472,15 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
             related[record_id] = lists = catalog.related(light.record)
             for other in (*lists.same_message, *lists.same_file, *lists.same_category):
                 entries[other] = catalog.entries[other]
-    elif unit.kind is UnitKind.HUB:
+    texts = HeldTexts()
+    if unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             groups[group.kind][group.key] = group
+        # The summaries its listings show (read here: the catalogue holds none).
+        texts = HeldTexts(catalog.texts.summaries({e.record_id: None for kind in groups.values()
+                                                   for g in kind.values() for e in g.entries}))
     root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
-    sliced = Catalog(entries, groups, catalog.relations.only(related))
+    sliced = Catalog(entries, groups, catalog.relations.only(related), texts)
     return replace(ctx, catalog=sliced, lights=lights,
                    root_pages=ctx.root_pages if root else (),
                    root_links=ctx.root_links if root else (),
@@ -540,7 +545,7 @@ def _pages(ctx: Context, unit: Unit, wanted: set[str], todo: set[str],
     elif unit.kind is UnitKind.HUB:
         for group in _groups(ctx, unit):
             if any(p in wanted for p in group_pages(group)):
-                yield from (p for p in render_group(group) if p.path in wanted)
+                yield from (p for p in render_group(group, catalog.texts) if p.path in wanted)
     elif unit.kind is UnitKind.CHANGES:
         yield from (p for p in ctx.changes if p.path in wanted)
 

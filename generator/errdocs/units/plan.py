@@ -475,12 +475,13 @@ def group_head(kind: GroupKind, key: str, label: str, path: str, size: int,
 
 def _rows_input(rows: Iterable[Entry]) -> str:
     """What a listing page shows of its rows, as one string (joined, not a ``repr``: it runs
-    for every record on every build). Validated text holds no control character, so U+0000
-    and U+0001 separate fields and rows, U+0002 stands for a missing value."""
+    for every record on every build), each row's summary by its hash (what its entry holds).
+    Validated text holds no control character, so U+0000 and U+0001 separate fields and rows,
+    U+0002 stands for a missing value."""
     parts: list[str] = []
     for e in rows:
         parts += (e.path, e.message, e.repo, _text(e.error_class), _text(e.file),
-                  _text(e.line), e.summary, "\1")
+                  _text(e.line), _text(e.summary_key), "\1")
     return "\0".join(parts)
 
 
