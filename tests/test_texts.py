@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.memo import MODEL, Memo
 from errdocs.catalog.model import Catalog, build_catalog
-from errdocs.catalog.texts import HeldTexts, RowTexts
+from errdocs.catalog.texts import HeldTexts, LightTexts, RowTexts
 from errdocs.errors import BuildFailed
 from errdocs.pages.short import describe_record, first_sentence
 
@@ -48,7 +49,13 @@ def test_the_rows_give_the_texts_the_catalogue_held(
     held = (made.texts.summaries(ids), dict(made.texts.times()), list(made.texts.of(ids)))
     assert held[0] == {r.id: first_sentence(describe_record(r)) for r in records}
     assert held[1] == {r.id: r.analyzed_at for r in records}
-    written = _made(work, made)
+    # As a build makes it: the texts read from the light copies, none held; the same entries.
+    lights = Lights(Light(r, f"{n:032x}", 0, n, 1, b"") for n, r in enumerate(records))
+    from_lights = build_catalog(records, texts=LightTexts(lights))
+    assert from_lights.entries == made.entries and from_lights.groups == made.groups
+    assert (from_lights.texts.summaries(ids), dict(from_lights.texts.times()),
+            list(from_lights.texts.of(ids))) == held
+    written = _made(work, from_lights)
     assert isinstance(made.texts, HeldTexts) and isinstance(written.texts, RowTexts)
     assert written.entries == made.entries
     assert (written.texts.summaries(ids), dict(written.texts.times()),
@@ -84,6 +91,8 @@ def test_a_record_without_texts_is_said_not_guessed(tmp_path: Path) -> None:
         list(written.texts.of(["b2"]))
     with pytest.raises(BuildFailed, match="no summary kept for record 'b2'"):
         HeldTexts({"a1": "x"}).summaries(["b2"])
+    with pytest.raises(BuildFailed, match="no light copy of record 'b2'"):
+        LightTexts(Lights()).summaries(["b2"])
     (tmp_path / "catalog.sqlite").write_bytes(b"not a database " * 100)
     with pytest.raises(BuildFailed, match="cannot be read"):
         RowTexts(tmp_path / "catalog.sqlite", 1).summaries(["a1"])

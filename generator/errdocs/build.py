@@ -54,6 +54,7 @@ from errdocs.catalog.memo import (
 )
 from errdocs.catalog.model import Catalog, GroupKind, build_catalog
 from errdocs.catalog.scan import scan
+from errdocs.catalog.texts import LightTexts
 from errdocs.collector import give_back, objects_spared, spare_existing
 from errdocs.errors import ErrdocsError, InputError, naming, os_failure, sqlite_failure
 from errdocs.pages.changes import (
@@ -783,7 +784,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # What a refresh makes its model and units from (read once, when first asked for).
     earlier = cache(lambda: earlier_model(memo, rendering, found.lights.lines()))
     catalog = memo.get_rows(CATALOG, model, lambda: build_catalog(
-        (x.record for x in found.lights), kept_entries(memo, earlier())), MODEL)
+        (x.record for x in found.lights), kept_entries(memo, earlier()),
+        LightTexts(found.lights)), MODEL)
     spare_existing()  # the catalogue too
     # The data files are written as they are made, under temporary names, and put in place
     # once claimed (made whole, the filter data were +420 MB sampled at 310,000 records).

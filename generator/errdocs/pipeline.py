@@ -28,6 +28,7 @@ from errdocs.build import ShardedReport, generate_tree
 from errdocs.build import build_sharded as build
 from errdocs.catalog.model import build_catalog
 from errdocs.catalog.scan import Scan, read_records, scan
+from errdocs.catalog.texts import LightTexts
 from errdocs.errors import ErrdocsError, os_failure
 from errdocs.lookup import LookupIndex, build_index, store
 from errdocs.lookup import memo as lookup_memo
@@ -97,7 +98,8 @@ def open_lookup_index(paths: Iterable[Path], cache_dir: Path | None,
         if cached is not None:
             return Opened(cached, [], cached=True)
     with _scanned(paths, work_dir) as found:
-        catalog = build_catalog(x.record for x in found.lights)
+        catalog = build_catalog((x.record for x in found.lights),
+                                texts=LightTexts(found.lights))
         index = build_index((x.record for x in found.lights), catalog,
                             memo=lookup_memo.load(work_dir))
     if cache_dir is not None:

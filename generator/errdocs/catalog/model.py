@@ -19,7 +19,7 @@ from errdocs.catalog.paths import disambiguate, segment, unique_segment
 from errdocs.catalog.related import Related, Relations, build_relations
 from errdocs.catalog.texts import HeldTexts, Texts, summary_key
 from errdocs.pages.excerpt import language_for
-from errdocs.pages.short import MESSAGE_CHARS, describe_record, first_sentence, shorten
+from errdocs.pages.short import MESSAGE_CHARS, shorten, summary_of
 from errdocs.records.record import Record
 from errdocs.records.schema import MAX_LIST_ITEMS
 
@@ -162,12 +162,16 @@ def shown_tags(record: Record) -> list[str]:
     return list(seen.values())
 
 
-def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None = None) -> Catalog:
+def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None = None,
+                  texts: Texts | None = None) -> Catalog:
     """Assign paths and collect groups. Deterministic for the same set of records. ``known``:
     entries an earlier catalogue made of some of the same records (the same lines read by the
     same errdocs), by id: what :func:`entry_of` gives them is theirs, not made again.
-    ``records`` are read once, and not held: only their entries and what places them."""
-    placing = [_placing(r, known) for r in records]
+    ``records`` are read once, and not held: only their entries and what places them.
+    ``texts``: where the records' summaries and analysis times are read from (a build's light
+    copies, :class:`~errdocs.catalog.texts.LightTexts`); ``None``: held by the catalogue
+    (held by a build, they took room the rest of the preparation could not reuse)."""
+    placing = [_placing(r, known, held=texts is None) for r in records]
     placing.sort(key=lambda p: (p.entry.repo.casefold(), p.analyzed_at or "",
                                 p.entry.record_id))
     repo_dirs = _repo_dirs(p.entry.repo for p in placing)
@@ -192,8 +196,9 @@ def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None =
         kind: _groups(kind, placing, entries, repo_dirs) for kind in GroupKind
         if kind is not GroupKind.FAMILY}
     groups[GroupKind.FAMILY] = family_groups(relations, entries)
-    texts = HeldTexts({p.entry.record_id: p.summary for p in placing},
-                      {p.entry.record_id: p.analyzed_at for p in placing})
+    if texts is None:
+        texts = HeldTexts({p.entry.record_id: p.summary or "" for p in placing},
+                          {p.entry.record_id: p.analyzed_at for p in placing})
     return Catalog(entries, groups, relations, texts)
 
 
@@ -210,18 +215,18 @@ class _Placing:
     """The tags it is listed under (:func:`shown_tags`)."""
     category: str | None
     """Its ``backgroundTag``."""
-    summary: str
-    """Its summary (:func:`summary_of`)."""
+    summary: str | None
+    """Its summary (:func:`summary_of`), when the catalogue is to hold it."""
     analyzed_at: str | None
     """Its ``analyzedAt``: the records analysed first take their URL first."""
 
 
-def _placing(record: Record, known: Mapping[str, Entry] | None) -> _Placing:
+def _placing(record: Record, known: Mapping[str, Entry] | None, *, held: bool) -> _Placing:
     kept = known.get(record.id) if known else None
-    summary = summary_of(record)
+    summary = summary_of(record) if held or kept is None else None
     return _Placing(entry_of(record, "", summary) if kept is None else kept, record.slug,
-                    tuple(shown_tags(record)), record.background_tag, summary,
-                    record.analyzed_at)
+                    tuple(shown_tags(record)), record.background_tag,
+                    summary if held else None, record.analyzed_at)
 
 
 def _as_made(kept: Entry, path: str) -> Entry:
@@ -245,11 +250,6 @@ def entry_of(record: Record, path: str, summary: str | None = None) -> Entry:
                  language=language_for(file) if file else "text")
 
 
-def summary_of(record: Record) -> str:
-    """The first sentence of what the error means (:func:`errdocs.pages.short.first_sentence`
-    of the record's meta description), which listings show under its message and which tells
-    rows of one message apart."""
-    return first_sentence(describe_record(record))
 
 
 def record_titles(entries: list[Entry]) -> dict[str, str]:

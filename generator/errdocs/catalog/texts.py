@@ -21,7 +21,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from errdocs.catalog.lights import Lights
 from errdocs.errors import BuildFailed
+from errdocs.pages.short import summary_of
 
 BATCH = 500
 """Records whose summaries one query reads (SQLite takes at most 999 parameters in older
@@ -84,6 +86,40 @@ class HeldTexts(Texts):
         return f"HeldTexts({len(self._summaries)} summaries)"
 
 
+class LightTexts(Texts):
+    """Texts made again from a scan's light copies, a batch at a time (what a build makes its
+    catalogue with: each summary made from the light copy's description, as its entry's hash
+    was, and dropped; none is held)."""
+
+    def __init__(self, lights: Lights) -> None:
+        self._lights = lights
+
+    def summaries(self, record_ids: Iterable[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        wanted = iter(record_ids)
+        while batch := list(islice(wanted, BATCH)):
+            found.update((x.record.id, summary_of(x.record)) for x in self._lights.many(batch))
+            for record_id in batch:
+                if record_id not in found:
+                    _missing(record_id)
+        return found
+
+    def times(self) -> Iterator[tuple[str, str | None]]:
+        return ((x.record.id, x.record.analyzed_at) for x in self._lights)
+
+    def of(self, record_ids: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+        wanted = iter(record_ids)
+        while batch := list(islice(wanted, BATCH)):
+            found = {x.record.id: (summary_of(x.record), x.record.analyzed_at)
+                     for x in self._lights.many(batch)}
+            yield from (found.get(i) or _missing(i) for i in batch)
+
+
+def _missing(record_id: str) -> tuple[str, str | None]:
+    raise BuildFailed(f"no light copy of record {record_id!r} to read its summary from; "
+                      "build again")
+
+
 class RowTexts(Texts):
     """Texts read from the rows of model ``model`` in the catalogue database ``path``
     (:mod:`errdocs.catalog.rows`), a batch at a time, on a read-only connection opened when
@@ -99,6 +135,7 @@ class RowTexts(Texts):
         while batch := list(islice(wanted, BATCH)):
             marks = ", ".join("?" * len(batch))
             found.update(self._rows("SELECT record_id, summary FROM model_entries "
+                                    "INDEXED BY model_entries_id "
                                     f"WHERE model = ? AND record_id IN ({marks})",
                                     (self.model, *batch)))
             for record_id in batch:
@@ -122,7 +159,8 @@ class RowTexts(Texts):
             marks = ", ".join("?" * len(batch))
             found = {i: (text, at) for i, text, at in self._rows(
                 "SELECT record_id, summary, analyzed_at FROM model_entries "
-                f"WHERE model = ? AND record_id IN ({marks})", (self.model, *batch))}
+                f"INDEXED BY model_entries_id WHERE model = ? AND record_id IN ({marks})",
+                (self.model, *batch))}
             yield from (found.get(i) or self._missing(i) for i in batch)
 
     def _missing(self, record_id: str) -> tuple[str, str | None]:

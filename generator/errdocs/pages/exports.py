@@ -24,6 +24,7 @@ from pathlib import Path
 
 from errdocs.catalog.model import Catalog, build_catalog
 from errdocs.catalog.scan import read_records, scan
+from errdocs.catalog.texts import LightTexts
 from errdocs.errors import ErrdocsError
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file, redirect_page
 from errdocs.pages.render import Page
@@ -187,7 +188,8 @@ def export_catalogue(paths: Iterable[Path], output: Path | None, form: str,
         _check_replaceable(output, form)
     with tempfile.TemporaryDirectory(prefix="errdocs-export-") as tmp:
         found = scan(paths, Path(tmp))
-        catalog = build_catalog(x.record for x in found.lights)
+        catalog = build_catalog((x.record for x in found.lights),
+                                texts=LightTexts(found.lights))
         exports = (record_export(r, catalog.entries[r.id].path, addresses)
                    for r in read_records(found.sources, found.lights))
         if output is None:

@@ -57,3 +57,10 @@ def describe_record(record: Record) -> str:
             return shorten(text.replace("`", ""), DESCRIPTION_CHARS)
     return shorten(f"What the error “{record.error_message}” raised in {record.repo} means "
                    "and how to fix it.", DESCRIPTION_CHARS)
+
+
+def summary_of(record: Record) -> str:
+    """The first sentence of what the error means (:func:`first_sentence` of the record's meta
+    description), which listings show under its message and which tells rows of one message
+    apart: a full and a light record (whose description is this one's) give the same."""
+    return first_sentence(describe_record(record))
