@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from errdocs import build
+from errdocs.pages.write import MANIFEST, SortedPaths
 from errdocs.project import Settings
 from errdocs.units.build import Absent
 
@@ -23,9 +24,13 @@ def test_the_missing_pages_are_those_not_found(generated: set[str], data: st.Dat
     found = data.draw(st.sets(st.sampled_from(sorted(generated)))) if generated else set()
     hand = data.draw(st.sets(_NAMES.filter(lambda n: n not in generated), max_size=5))
     outside = data.draw(st.sets(_NAMES, max_size=3))
-    files = sorted([f"errors/{p}" for p in found | hand] + [f"other/{p}" for p in outside])
+    # Listed in errdocs' manifest but no longer made (the build removes them): not hand-written.
+    stale = data.draw(st.sets(_NAMES.filter(lambda n: n not in generated | hand), max_size=3))
+    files = sorted([f"errors/{p}" for p in found | hand | stale | {MANIFEST}]
+                   + [f"other/{p}" for p in outside])
     docs = build._Docs(files, frozenset(), [])
-    hand_written, absent = build._hand_written(_SETTINGS, docs, set(generated), frozenset())
+    hand_written, absent = build._hand_written(_SETTINGS, docs, SortedPaths.of(generated),
+                                               frozenset(stale))
     missing = generated - found
     assert isinstance(absent, Absent)
     assert {p for p in generated if p in absent} == missing
@@ -33,12 +38,25 @@ def test_the_missing_pages_are_those_not_found(generated: set[str], data: st.Dat
     assert not any(f"/{p}" in absent for p in generated)  # a unit's static file: never
     assert sorted(hand_written) == sorted([f"errors/{p}" for p in hand]
                                           + [f"other/{p}" for p in outside])
-    assert len(absent.paths) <= min(len(missing), len(found)) + len(hand)
+    # (found-mode holds every path of the tree found: errdocs' manifest and stale files too)
+    assert len(absent.paths) <= min(len(missing), len(found)) + len(hand) + len(stale) + 1
 
 
 def test_a_cold_build_holds_no_path_as_missing() -> None:
     generated = {f"r/{n}.md" for n in range(1000)}
     docs = build._Docs(["errors/index.md"], frozenset(), [])
-    _hand, absent = build._hand_written(_SETTINGS, docs, set(generated), frozenset())
+    _hand, absent = build._hand_written(_SETTINGS, docs, SortedPaths.of(generated), frozenset())
     assert absent.found and absent.paths == {"index.md"} and absent.count == 1000
     assert all(p in absent for p in generated)
+
+
+@given(st.lists(_NAMES, max_size=40), st.lists(_NAMES, max_size=10))
+def test_sorted_paths_hold_each_path_once_and_find_it(paths: list[str], others: list[str]
+                                                      ) -> None:
+    held = SortedPaths.of(paths)
+    assert list(held) == sorted(set(paths)) and len(held) == len(set(paths))
+    for path in paths + others:
+        assert (path in held) == (path in set(paths))
+        at = held.position(path)
+        assert (at is not None and held.paths[at] == path) == (path in set(paths))
+    assert held.position(None) is None and 3 not in held

@@ -7,6 +7,7 @@ Plain functions the CLI calls. See README ("Big datasets") for the flow and how 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import pickle
 import re
@@ -74,6 +75,7 @@ from errdocs.pages.render import root_pages as render_root_pages
 from errdocs.pages.write import (
     MANIFEST,
     TEMPORARY,
+    SortedPaths,
     Staged,
     claim,
     claim_beyond,
@@ -810,16 +812,15 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         filters = filter_files(settings, catalog, rendering, remember=memo.remember(model),
                                edited=docs.edited, staged=staged)
         resolve = resolve_data(catalog, snapshot, addresses)
-        generated = _generated_paths(catalog, [*root.hashes, *(p.path for p in (
-            home, *resolve, *changed_pages))])
-        generated.update(boxes.files.paths)
-        generated.update(filters.files.paths)
+        generated = _generated_paths(catalog, itertools.chain(
+            root.hashes, (p.path for p in (home, *resolve, *changed_pages)),
+            boxes.files.paths, filters.files.paths))
         # Listed as errdocs' before any is written: a killed build's pages are never taken
         # for hand-written ones, and the next build removes those it does not make again.
         stale = frozenset(claim_beyond(settings.out_dir, generated))
         # Held to the build's end, the manifest and the docs folder's list were ~190 MB at
         # 310,000 records: only what the end needs of them is kept.
-        edited = docs.edited & generated
+        edited = frozenset(path for path in docs.edited if path in generated)
         root_files = (*root.hashes, *(p.path for p in [home, *resolve]))
         watched = frozenset(settled.generated_outputs(settings.subtree, generated, root_files))
         made = len(generated)
@@ -1095,13 +1096,13 @@ def _write_static(work: Path, make: Callable[[Staged], _Static]
     return keys, [Page(f"/{f.path}", f.content) for f in static.past]
 
 
-def _generated_paths(catalog: Catalog, root_pages: Iterable[str]) -> set[str]:
-    paths = {e.path for e in catalog.entries.values()}
-    for kind in GroupKind:
-        for group in catalog.groups[kind].values():
-            paths.update(group_pages(group))
-    paths.update(root_pages)
-    return paths
+def _generated_paths(catalog: Catalog, others: Iterable[str]) -> SortedPaths:
+    """Every path of the generated tree: the record pages, the groups' pages and ``others``
+    (the root's pages and the data files)."""
+    return SortedPaths.of(itertools.chain(
+        (e.path for e in catalog.entries.values()),
+        (page for kind in GroupKind for group in catalog.groups[kind].values()
+         for page in group_pages(group)), others))
 
 
 @dataclass(frozen=True)
@@ -1219,31 +1220,34 @@ def _walk_docs_written(settings: Settings, sealed: int | None) -> _Docs:
     return replace(docs, files=[], written=path)
 
 
-def _hand_written(settings: Settings, docs: _Docs, generated: set[str], stale: frozenset[str]
-                  ) -> tuple[list[str], Absent]:
+def _hand_written(settings: Settings, docs: _Docs, generated: SortedPaths,
+                  stale: frozenset[str]) -> tuple[list[str], Absent]:
     """Docs-relative paths of every file of ``docs`` that errdocs did not generate (nor list
     in its manifest: ``generated`` and ``stale``), and the generated tree's paths of
-    ``generated`` it did not find. Takes ``generated`` apart: what is found is taken out of it,
-    so what is left is what is absent (its strings are the catalogue's). A set of the found
-    paths held new strings, ~40 MB at 310,000 records; a copy of ``generated`` to take them
-    out of, and the frozenset of that, two more tables of every generated path. When more are
-    missing than found (a cold build: all), the found are held instead (:class:`Absent`)."""
+    ``generated`` it did not find: a flag a generated path says which were found, so what is
+    left is what is absent (its strings are the catalogue's). A set of the found paths held
+    new strings, ~40 MB at 310,000 records; a copy of ``generated`` to take them out of, and
+    the frozenset of that, two more tables of every generated path. When more are missing
+    than found (a cold build: all), the found are held instead (:class:`Absent`)."""
     sub = f"{settings.subtree}/"
     found: list[str] = []
+    seen = bytearray(len(generated))
     there = 0
     for path in docs.files:  # (each path once: a folder's listing)
         relative = path[len(sub):] if path.startswith(sub) else None
-        if relative is not None and (relative in generated or relative in stale
-                                     or relative == MANIFEST):
-            there += relative in generated
-            generated.discard(relative)
-        else:
+        at = generated.position(relative)
+        if at is not None:
+            there += 1
+            seen[at] = 1
+        elif relative is None or (relative not in stale and relative != MANIFEST):
             found.append(path)
-    if len(generated) <= there:
-        return found, Absent(frozenset(generated), count=len(generated))
+    missing = len(generated) - there
+    if missing <= there:
+        return found, Absent(frozenset(path for path, was in zip(generated, seen, strict=True)
+                                       if not was), count=missing)
     # (every path of the tree found: those of hand-written files too, never asked about)
     return found, Absent(frozenset(p[len(sub):] for p in docs.files if p.startswith(sub)),
-                         found=True, count=len(generated))
+                         found=True, count=missing)
 
 
 def _root_inputs(settings: Settings, root_pages: dict[str, str],
