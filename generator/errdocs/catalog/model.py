@@ -250,8 +250,6 @@ def entry_of(record: Record, path: str, summary: str | None = None) -> Entry:
                  language=language_for(file) if file else "text")
 
 
-
-
 def record_titles(entries: list[Entry]) -> dict[str, str]:
     """Page titles for the records whose message alone is not unique: the message, then the
     repository, then the file and line, then the record's id, as far as needed to tell them
