@@ -101,7 +101,8 @@ def filter_data(catalog: Catalog) -> Iterator[Page]:
     yield Page(f"{FOLDER}/manifest.js", _script("filter", {
         "version": VERSION, "rows": rows, "page": PAGE}))
     values = {i: facet_values(e) for i, e in catalog.entries.items()}  # once a record
-    yield from row_files(row_members(catalog.entries.values(), rows), catalog.texts, values)
+    yield from row_files(enumerate(row_members(catalog.entries.values(), rows)), catalog.texts,
+                         values)
     everything = sorted(catalog.entries.values(), key=lambda e: e.sort_key)
     yield from listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
     del everything
@@ -248,15 +249,16 @@ def row_members(entries: Iterable[Entry], count: int) -> list[list[Entry]]:
 
 
 ROW_FILES_READ = 64
-"""Row files whose records' summaries are read at once (:func:`row_files`): a few hundred."""
+"""Row files whose records' summaries are read at once (:func:`row_files`): a few hundred
+records, one query."""
 
 
-def row_files(chosen: Iterable[tuple[int, list[Entry]]] | list[list[Entry]], texts: Texts,
+def row_files(chosen: Iterable[tuple[int, list[Entry]]], texts: Texts,
               values: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Page]:
-    """The row files of ``chosen`` (each file's number and members; or every file's members,
-    in order), one record a line (readable diffs), their summaries read from ``texts`` for
-    :data:`ROW_FILES_READ` files at a time."""
-    numbered = iter(enumerate(chosen) if isinstance(chosen, list) else chosen)
+    """The row files of ``chosen`` (each file's number and members), one record a line
+    (readable diffs), their summaries read from ``texts`` for :data:`ROW_FILES_READ` files at
+    a time."""
+    numbered = iter(chosen)
     while batch := list(islice(numbered, ROW_FILES_READ)):
         summaries = texts.summaries(e.record_id for _n, members in batch for e in members)
         yield from (row_file_page(n, members, summaries, values) for n, members in batch)
