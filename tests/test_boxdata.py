@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from errdocs import build
 from errdocs.catalog.blobs import read_items
@@ -248,9 +250,9 @@ def test_a_row_gives_the_parts_it_was_kept_with(tmp_path: Path) -> None:
         db.execute("CREATE TABLE box_data (name TEXT PRIMARY KEY, key TEXT) WITHOUT ROWID")
     many = [(f"a/r{n}.js", f"{n:032x}") for n in range(3000)]  # several blocks of bytes
     one = [("a/x.js", "ab" * 16)]
-    data = boxdata.BoxData("key", False, (), 0, (("index", "k1", PathKeys.of(one)),
-                                                 ("r0", "k2", PathKeys.of(many)),
-                                                 ("r1", "k3", PathKeys())))
+    data = boxdata.BoxData("key", False, (), 0, boxdata.Parts.of((
+        ("index", "k1", PathKeys.of(one)), ("r0", "k2", PathKeys.of(many)),
+        ("r1", "k3", PathKeys()))))
     assert list(data.files) == one + many
     boxdata.keep(tmp_path, data)
     items = _row_items(tmp_path)
@@ -324,3 +326,21 @@ def test_a_build_failing_before_its_data_files_are_placed_leaves_them_as_they_we
     build_project(project, second)
     assert any(b"wombat" in text for text in _data_files(project, "filter/").values())
     assert site_tree(project / "site") == cold_site(project, second, tmp_path / "cold")
+
+
+_PATH_KEYS = st.lists(st.tuples(st.text("ab/.", min_size=1, max_size=6),
+                                st.binary(min_size=16, max_size=16)), max_size=6).map(PathKeys.of)
+
+
+@given(st.lists(st.tuples(st.text(max_size=4), st.text("0123456789abcdef", max_size=64),
+                          _PATH_KEYS), max_size=8))
+def test_parts_held_together_read_back_as_they_were_given(
+        given_parts: list[tuple[str, str, PathKeys]]) -> None:
+    parts = boxdata.Parts.of(given_parts)
+    assert list(parts) == given_parts and len(parts) == len(given_parts)
+    assert [parts[n] for n in range(-len(parts), 0)] == given_parts
+    assert list(parts[1:3]) == given_parts[1:3]
+    assert parts.files == PathKeys.joined(files for _name, _key, files in given_parts)
+    assert boxdata.BoxData("k", False, (), 0, parts).files == parts.files
+    with pytest.raises(IndexError):
+        parts[len(parts)]
