@@ -14,7 +14,7 @@ import re
 import shutil
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cache, partial
 from pathlib import Path
@@ -392,12 +392,21 @@ def _plan(settings: Settings, paths: list[Path], strict: bool, selection: Slice 
              + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
              len(dirty), len(units), enabled=show_progress)
     _carry_dates(settings, prepared, dirty)
-    pending = journal.record(work, pending, (  # before any unit writes a page
-        (page, key) for unit in dirty if unit.name in todo
-        for page, key in unit.page_keys if page in todo[unit.name]))
+    # Recorded before any unit writes a page.
+    pending = journal.record(work, pending, _writes(dirty, todo))
     del todo  # (every page of a cold build: not held while the units build)
     _invalidate(work, dirty, units)
     return _Planned(prepared, ctx, chosen, dirty, pending)
+
+
+def _writes(units: list[Unit], todo: dict[str, set[str]]) -> Iterator[tuple[str, str]]:
+    """The pages ``units`` may write with their keys, those of ``todo`` (by unit): each
+    unit's set of them is let go once its pages are read (every page of a cold build, held
+    beside the journal made of them, at the plan's peak)."""
+    for unit in units:
+        wanted = todo.pop(unit.name, None)
+        if wanted is not None:
+            yield from ((page, key) for page, key in unit.page_keys if page in wanted)
 
 
 PLAN = f"{TEMPORARY}plan"
@@ -422,6 +431,8 @@ def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_ver
         with RecordedHistory(site_folder(work, settings.site_dir), keep_versions,
                              reset=reset_history, to=work / WRITES) as past:
             planned = plan(past, lambda: asking("docs"), lambda: asking("put_right"))
+        if whole:  # the journal's pages (a cold build's every page) are not held while the
+            planned = replace(planned, pending={})  # slices are made (_kept_of drops them)
         for unit in planned.dirty:
             spill(planned.ctx, unit, written)
             write_row(planned.ctx, unit, built_from(planned.ctx, unit), written)
