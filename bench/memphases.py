@@ -2,10 +2,12 @@
 
 Runs the real build (`errdocs.build.build_sharded`, one worker) on a fresh copy of the
 project, with each step of its preparation (scan, catalogue, search and paste box data,
-root pages, static files, page units, plan) wrapped to print, once it returns, its time, the
+root pages, static files, page units, plan; then the plan whole: the pages each unit may
+render, recorded in the journal) wrapped to print, once it returns, its time, the
 process's RSS and its peak so far (VmHWM: the kernel updates it lazily, at the latest when
 memory is given back, so a step's own top may show at a later step's end); then stops before
-any unit is built and prints the process's peak (VmHWM) and, with tracemalloc, the lines
+any unit is built (with one job the plan is made in the build process: the slices a plan
+made in a child process writes for each unit are not made) and prints the process's peak (VmHWM) and, with tracemalloc, the lines
 holding the most memory. Wrapping the build's own steps, not a copy of them, keeps this
 script measuring what a build does. Each line also says where the memory is by allocator
 (:func:`allocators`): Python's live objects and the arenas holding them, the C heap's used
@@ -46,13 +48,15 @@ STEPS = {
     "_page_units": "page units",
     "plan": "plan",
     "_prepare": "preparation, whole",
+    "_plan": "plan, whole",
 }
 """The names in `errdocs.build` wrapped, and what each prints as."""
 
 
 class Prepared(Exception):
-    """Raised once the preparation is done: the build stops there (its lock and journal are
-    released on the way out, as on any failure)."""
+    """Raised once the plan is made (the preparation, then the pages each unit may render,
+    recorded in the journal): the build stops there (its lock is released on the way out,
+    as on any failure)."""
 
 
 def status(field: str) -> float:
@@ -150,11 +154,11 @@ def instrumented() -> Iterator[None]:
     saved = {name: getattr(build, name) for name in STEPS}
     for attribute, name in STEPS.items():
         setattr(build, attribute, wrapped(name, saved[attribute]))
-    prepare = build._prepare
+    plan = build._plan
 
     def stop(*args: Any, **kwargs: Any) -> Any:
-        raise Prepared(prepare(*args, **kwargs))
-    build._prepare = stop
+        raise Prepared(plan(*args, **kwargs))
+    build._plan = stop
     try:
         yield
     finally:
