@@ -7,11 +7,11 @@ render, recorded in the journal) wrapped to print, once it returns, its time, th
 process's RSS and its peak so far (VmHWM: the kernel updates it lazily, at the latest when
 memory is given back, so a step's own top may show at a later step's end); then stops before
 any unit is built (with one job the plan is made in the build process: the slices a plan
-made in a child process writes for each unit are not made) and prints the process's peak (VmHWM) and, with tracemalloc, the lines
-holding the most memory. Wrapping the build's own steps, not a copy of them, keeps this
-script measuring what a build does. Each line also says where the memory is by allocator
-(:func:`allocators`): Python's live objects and the arenas holding them, the C heap's used
-and free bytes and its blocks mapped apart.
+made in a child process writes for each unit are not made) and prints the process's peak
+(VmHWM) and, with tracemalloc, the lines holding the most memory. Wrapping the build's own
+steps, not a copy of them, keeps this script measuring what a build does. Each line also
+says where the memory is by allocator (:func:`allocators`): Python's live objects and the
+arenas holding them, the C heap's used and free bytes and its blocks mapped apart.
 
     .venv/bin/python bench/memphases.py bench/out/data/r20000.jsonl [--top 15] [--no-trace]
 """
