@@ -53,3 +53,23 @@ def test_a_build_of_the_whole_plan_removes_the_journal_whatever_it_was_given(
     assert not (tmp_path / journal.FILE).exists()
     assert journal.read(tmp_path) == {}
     journal.settle(tmp_path, {}, None)  # no journal: nothing to do
+
+
+@settings(max_examples=60, deadline=None)
+@given(writes=_WRITES, then=_WRITES, part=st.integers(1, 3))
+def test_a_journal_not_held_reads_back_as_a_held_one(
+        tmp_path_factory: pytest.TempPathFactory, writes: list[tuple[str, str]],
+        then: list[tuple[str, str]], part: int) -> None:
+    """A build of the whole plan holds no journal: written as its pages come (each once),
+    it reads back as the held one; over a journal there already, it is the held one."""
+    writes = list(dict(writes).items())  # a page once (a page is one unit's)
+    held, unheld = tmp_path_factory.mktemp("held"), tmp_path_factory.mktemp("unheld")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(journal, "_PART", part)
+        kept = journal.record(held, {}, writes)
+        assert journal.record(unheld, {}, iter(writes), held=False) == {}
+        assert (unheld / journal.FILE).exists() == bool(writes)
+        assert journal.read(unheld) == journal.read(held) == kept
+        if kept:  # a killed build's journal there: merged and returned, as when held
+            both = journal.record(unheld, kept, then, held=False)
+            assert both == journal.record(held, kept, then) == journal.read(unheld)

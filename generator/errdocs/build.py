@@ -393,7 +393,8 @@ def _plan(settings: Settings, paths: list[Path], strict: bool, selection: Slice 
              len(dirty), len(units), enabled=show_progress)
     _carry_dates(settings, prepared, dirty)
     # Recorded before any unit writes a page.
-    pending = journal.record(work, pending, _writes(dirty, todo))
+    # (A build of the whole plan deletes the journal at its end: it is not held.)
+    pending = journal.record(work, pending, _writes(dirty, todo), held=selection is not None)
     del todo  # (every page of a cold build: not held while the units build)
     _invalidate(work, dirty, units)
     return _Planned(prepared, ctx, chosen, dirty, pending)
