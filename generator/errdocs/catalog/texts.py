@@ -40,9 +40,10 @@ def summary_key(summary: str) -> int:
 class Texts(ABC):
     """Each record's summary and analysis time, by record id."""
 
-    @abstractmethod
     def summaries(self, record_ids: Iterable[str]) -> dict[str, str]:
         """The summary of each of ``record_ids`` (all must be the catalogue's)."""
+        ids = list(record_ids)
+        return {i: summary for i, (summary, _at) in zip(ids, self.of(ids), strict=True)}
 
     @abstractmethod
     def times(self) -> Iterator[tuple[str, str | None]]:
@@ -61,12 +62,6 @@ class HeldTexts(Texts):
                  times: Mapping[str, str | None] | None = None) -> None:
         self._summaries = dict(summaries or {})
         self._times = dict(times or {})
-
-    def summaries(self, record_ids: Iterable[str]) -> dict[str, str]:
-        try:
-            return {i: self._summaries[i] for i in record_ids}
-        except KeyError as exc:
-            raise BuildFailed(f"no summary kept for record {exc.args[0]!r}") from None
 
     def times(self) -> Iterator[tuple[str, str | None]]:
         return iter(self._times.items())
@@ -94,16 +89,6 @@ class LightTexts(Texts):
     def __init__(self, lights: Lights) -> None:
         self._lights = lights
 
-    def summaries(self, record_ids: Iterable[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        wanted = iter(record_ids)
-        while batch := list(islice(wanted, BATCH)):
-            found.update((x.record.id, summary_of(x.record)) for x in self._lights.many(batch))
-            for record_id in batch:
-                if record_id not in found:
-                    _missing(record_id)
-        return found
-
     def times(self) -> Iterator[tuple[str, str | None]]:
         return ((x.record.id, x.record.analyzed_at) for x in self._lights)
 
@@ -128,20 +113,6 @@ class RowTexts(Texts):
     def __init__(self, path: Path, model: int) -> None:
         self.path, self.model = path, model
         self._db: sqlite3.Connection | None = None
-
-    def summaries(self, record_ids: Iterable[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        wanted = iter(record_ids)
-        while batch := list(islice(wanted, BATCH)):
-            marks = ", ".join("?" * len(batch))
-            found.update(self._rows("SELECT record_id, summary FROM model_entries "
-                                    "INDEXED BY model_entries_id "
-                                    f"WHERE model = ? AND record_id IN ({marks})",
-                                    (self.model, *batch)))
-            for record_id in batch:
-                if record_id not in found:
-                    self._missing(record_id)
-        return found
 
     def times(self) -> Iterator[tuple[str, str | None]]:
         # A batch a query (each read whole, so no statement stays open between them: the
