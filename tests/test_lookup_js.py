@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from errdocs.catalog.model import build_catalog
 from errdocs.lookup import build_index, lookup
 from errdocs.lookup.extract import candidates, cut_notes
+from errdocs.lookup.index import SiteTargets
 from errdocs.lookup.jsregex import Unconvertible, convert
 from errdocs.lookup.match import lookup_words
 from errdocs.lookup.patterns import template_regex, template_requirements
@@ -243,6 +245,15 @@ def test_a_sites_index_makes_the_same_data_without_sources_or_origins(sample_che
     light = build_index(records, catalog, javascript=True, site=True)
     assert all(t.pattern is None and t.origin is None for t in light.targets)
     assert any(t.pattern is not None for t in whole.targets)
+    # Packed (SiteTargets), each read back as the whole index's but for those two fields.
+    assert isinstance(light.targets, SiteTargets) and len(light.targets) == len(whole.targets)
+    assert list(light.targets) == [replace(t, pattern=None, origin=None) for t in whole.targets]
+    assert light.targets[-1] == list(light.targets)[-1]
+    assert light.targets[1:4] == list(light.targets)[1:4]
+    with pytest.raises(IndexError):
+        light.targets[len(whole.targets)]
+    with pytest.raises(ValueError, match="neither its pattern nor its origin"):
+        SiteTargets().append(next(t for t in whole.targets if t.pattern is not None))
     made, kept = site_data(whole), site_data(light)
     assert kept.unconverted == made.unconverted >= len(EVIL)
     assert [(p.path, p.content) for p in kept.pages] == [(p.path, p.content) for p in made.pages]

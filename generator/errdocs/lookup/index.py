@@ -9,10 +9,13 @@ running every regex. The site's lookup data is split into shards by the same key
 
 from __future__ import annotations
 
+import marshal
 import re
+from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from errdocs.catalog.model import Catalog, Entry
 from errdocs.lookup.backtrack import exponential
@@ -85,6 +88,52 @@ class Target:
         return template_regex(self.message)
 
 
+class SiteTargets(Sequence[Target]):
+    """The targets of a site's index (:func:`build_index` ``site``), packed: each is made when
+    read. As objects they were ~500 bytes a record at the top of a build's preparation (~150
+    MB at 310,000 records, the index held while the paste box's and search box's files are
+    written): the target, its message, its keys. The strings records share with the catalogue
+    (id, page, repository) and the values targets share (words, the browser's pattern, from
+    the memo of each message and pattern) are kept by reference; the rest is packed with
+    :mod:`marshal`, one target after the other."""
+
+    def __init__(self) -> None:
+        self._shared: list[tuple[str, str, str, Words, Words, JsRegex | None]] = []
+        """Each target's id, page, repository, words, pattern words and browser pattern."""
+        self._packed = bytearray()
+        """Each target's message, literal characters, keys and whether it is unconverted."""
+        self._ends = array("Q", [0])
+        """Where each target's packed fields end in :attr:`_packed`."""
+
+    def append(self, target: Target) -> None:
+        if target.pattern is not None or target.origin is not None:
+            raise ValueError("a site's target holds neither its pattern nor its origin")
+        self._shared.append((target.record_id, target.path, target.repo, target.words,
+                             target.pattern_words, target.javascript))
+        self._packed += marshal.dumps((target.message, target.pattern_chars,
+                                       target.template_chars, target.keys, target.unconverted))
+        self._ends.append(len(self._packed))
+
+    @overload
+    def __getitem__(self, index: int) -> Target: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Target]: ...
+
+    def __getitem__(self, index: int | slice) -> Target | list[Target]:
+        if isinstance(index, slice):
+            return [self[n] for n in range(len(self))[index]]
+        number = range(len(self))[index]  # (IndexError past the end, negative from it)
+        record_id, path, repo, words, pattern_words, javascript = self._shared[number]
+        message, pattern_chars, template_chars, keys, unconverted = marshal.loads(
+            self._packed[self._ends[number]:self._ends[number + 1]])
+        return Target(record_id, path, repo, message, None, pattern_chars, template_chars,
+                      words, pattern_words, keys, None, javascript, unconverted)
+
+    def __len__(self) -> int:
+        return len(self._shared)
+
+
 @dataclass
 class LookupIndex:
     """Targets and the postings of their keys."""
@@ -102,7 +151,7 @@ class LookupIndex:
     _compiled: dict[str, Linear] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def of(cls, targets: list[Target], problems: list[Problem],
+    def of(cls, targets: Sequence[Target], problems: list[Problem],
            unusable: list[Problem] | None = None) -> LookupIndex:
         """The index of ``targets`` (in their order), with the postings of their keys."""
         postings: dict[str, list[int]] = {}
@@ -168,7 +217,7 @@ def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool
     common = max(SECOND_KEY_MAX, len(prepared) // 2000)
     # Each prepared item goes as its target is made: not both lists of every record at once.
     prepared.reverse()
-    targets = []
+    targets: list[Target] | SiteTargets = SiteTargets() if site else []
     while prepared:
         item = prepared.pop()
         targets.append(_target(item, entries[item.record_id].path, frequency, common))
