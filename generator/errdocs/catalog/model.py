@@ -5,15 +5,18 @@ light (no record text), so it stays small at any scale."""
 
 from __future__ import annotations
 
+import heapq
 import posixpath
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import lru_cache
 
 from markupsafe import Markup
 
+from errdocs.catalog.entries import Entry, EntryList, EntryTable
 from errdocs.catalog.family import family_label, message_key
 from errdocs.catalog.paths import disambiguate, segment, unique_segment
 from errdocs.catalog.related import Related, Relations, build_relations
@@ -34,57 +37,6 @@ class GroupKind(Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Entry:
-    """What an index page shows of a record."""
-
-    record_id: str
-    """The record's id."""
-    path: str
-    """The record page, relative to the generated subtree, e.g. ``o/r/slug.md``."""
-    message: str
-    """The error message template."""
-    repo: str
-    """``owner/name`` as written in the record."""
-    file: str | None = None
-    """The raising file, as written in the record."""
-    line: int | None = None
-    """The raising line."""
-    family: str | None = None
-    """Its family's key (:func:`errdocs.catalog.family.message_key`) when the family has two or more
-    records: kept so a page's lists need not normalise its message again."""
-    title: str | None = None
-    """The page's title when its message alone does not tell it from another record's page
-    (:func:`record_titles`); ``None`` otherwise."""
-    error_class: str | None = None
-    """The exception or error class, e.g. ``ValueError``."""
-    summary_key: int = 0
-    """A hash of its summary (:func:`errdocs.catalog.texts.summary_key`), the first sentence of
-    what the error means, which listings show under its message. The summary itself is not
-    held here (:mod:`errdocs.catalog.texts`: :attr:`Catalog.texts`), only what tells a changed
-    one: a listing page's key and a filter row file's hash it."""
-    error_type: str | None = None
-    """``errorType``, e.g. ``validation``: listings filter and chart by it."""
-    severity: str | None = None
-    """``severity``, e.g. ``error``: listings filter and chart by it."""
-    handling: str | None = None
-    """``handlingStrategy``, e.g. ``type-guard``: listings filter by it."""
-    language: str = "text"
-    """The raising file's language (:func:`errdocs.pages.excerpt.language_for`)."""
-
-    @property
-    def where(self) -> str:
-        """``file:line`` (or what of them the record has; empty when neither)."""
-        path = " ".join((self.file or "").split())
-        if self.line is None:
-            return path
-        return f"{path}:{self.line}" if path else f"line {self.line}"
-
-    @property
-    def sort_key(self) -> tuple[str, str, str]:
-        return (self.message.casefold(), self.repo.casefold(), self.path)
-
-
-@dataclass(frozen=True, slots=True)
 class Group:
     """The records sharing one tag, category or repository."""
 
@@ -96,8 +48,9 @@ class Group:
     """The value as written most often in the data."""
     path: str
     """Its index page, relative to the generated subtree."""
-    entries: tuple[Entry, ...]
-    """Its records, sorted by message, repository and path."""
+    entries: Sequence[Entry]
+    """Its records, sorted by message, repository and path (a catalogue's: rows of its
+    :class:`~errdocs.catalog.entries.EntryTable`)."""
 
     @property
     def repo_count(self) -> int:
@@ -109,8 +62,8 @@ class Group:
 class Catalog:
     """Where every page goes and what every index page lists."""
 
-    entries: dict[str, Entry]
-    """Record id to its entry."""
+    entries: Mapping[str, Entry]
+    """Record id to its entry (a catalogue's: an :class:`~errdocs.catalog.entries.EntryTable`)."""
     groups: dict[GroupKind, dict[str, Group]]
     """Kind, then group key, to group. Families have a group only when they span two or
     more repositories."""
@@ -118,6 +71,17 @@ class Catalog:
     """Which records each record page lists as related."""
     texts: Texts = field(default_factory=HeldTexts)
     """Each record's summary and analysis time (not in its entry: :mod:`errdocs.catalog.texts`)."""
+
+    def listing(self) -> Sequence[Entry]:
+        """Every entry, in a listing's order (:attr:`Entry.sort_key`): the repositories'
+        groups merged (each is in that order), one entry made at a time."""
+        repos = self.groups[GroupKind.REPO].values()
+        if sum(len(g.entries) for g in repos) != len(self.entries):
+            return sorted(self.entries.values(), key=lambda e: e.sort_key)
+        merged = heapq.merge(*(g.entries for g in repos), key=lambda e: e.sort_key)
+        if isinstance(self.entries, EntryTable):
+            return self.entries.members(e.record_id for e in merged)
+        return list(merged)
 
     def group_of(self, kind: GroupKind, value: str) -> Group:
         """The group a raw tag / category / repository value belongs to."""
@@ -164,51 +128,59 @@ def shown_tags(record: Record) -> list[str]:
 
 def build_catalog(records: Iterable[Record], known: Mapping[str, Entry] | None = None,
                   texts: Texts | None = None) -> Catalog:
-    """Assign paths and collect groups. Deterministic for the same set of records. ``known``:
-    entries an earlier catalogue made of some of the same records (the same lines read by the
-    same errdocs), by id: what :func:`entry_of` gives them is theirs, not made again.
-    ``records`` are read once, and not held: only their entries and what places them.
-    ``texts``: where the records' summaries and analysis times are read from (a build's light
-    copies, :class:`~errdocs.catalog.texts.LightTexts`); ``None``: held by the catalogue
-    (held by a build, they took room the rest of the preparation could not reuse)."""
-    placing = [_placing(r, known, held=texts is None) for r in records]
-    placing.sort(key=lambda p: (p.entry.repo.casefold(), p.analyzed_at or "",
-                                p.entry.record_id))
-    repo_dirs = _repo_dirs(p.entry.repo for p in placing)
-    entries: dict[str, Entry] = {}
+    """Assign paths and collect groups. Deterministic for the same set of records (each id
+    once). ``known``: entries an earlier catalogue made of some of the same records (the same
+    lines read by the same errdocs), by id: what :func:`entry_of` gives them is theirs, not
+    made again. ``records`` are read once, and not held: each record's entry is packed as it
+    is read (:class:`~errdocs.catalog.entries.EntryTable`; as objects, a record's entry and
+    what placed it were ~1 KB at the catalogue's top, whose room the rest of the preparation
+    could not reuse), with what places it beside. ``texts``: where the records' summaries and
+    analysis times are read from (a build's light copies,
+    :class:`~errdocs.catalog.texts.LightTexts`); ``None``: held by the catalogue."""
+    table = EntryTable()
+    held = texts is None
+    placing = [_placing(r, known, table, held=held) for r in records]
+    placing.sort(key=lambda p: (p.repo.casefold(), p.analyzed_at or "", p.record_id))
+    repo_dirs = _repo_dirs(p.repo for p in placing)
     taken: dict[str, set[str]] = defaultdict(set)
     # Oldest analysis first: a record added later never takes an existing record's URL.
     for item in placing:
-        entry = item.entry
-        repo_dir = repo_dirs[group_key(GroupKind.REPO, entry.repo)]
-        suffix = unique_segment(entry.record_id)[:8].rstrip("-.")
+        repo_dir = repo_dirs[group_key(GroupKind.REPO, item.repo)]
+        suffix = unique_segment(item.record_id)[:8].rstrip("-.")
         name = disambiguate(unique_segment(item.slug), taken[repo_dir], suffix)
-        entries[entry.record_id] = _as_made(entry, f"{repo_dir}/{name}.md")
-    for record_id, title in record_titles(list(entries.values())).items():
-        entries[record_id] = replace(entries[record_id], title=title)
+        table.place(item.record_id, path=f"{repo_dir}/{name}.md")
+    del taken
+    for record_id, title in record_titles(table.values()).items():
+        table.place(record_id, title=title)
     relations = build_relations(
-        ((p.entry.record_id, message_key(p.entry.message),
-          group_key(GroupKind.CATEGORY, p.category or "")) for p in placing), entries)
+        ((p.record_id, message_key(table[p.record_id].message),
+          group_key(GroupKind.CATEGORY, p.category or "")) for p in placing), table)
     for key, members in relations.families.items():
         for record_id in members:
-            entries[record_id] = replace(entries[record_id], family=key)
-    groups: dict[GroupKind, dict[str, Group]] = {
-        kind: _groups(kind, placing, entries, repo_dirs) for kind in GroupKind
-        if kind is not GroupKind.FAMILY}
-    groups[GroupKind.FAMILY] = family_groups(relations, entries)
+            table.place(record_id, family=key)
+    table.settle()
     if texts is None:
-        texts = HeldTexts({p.entry.record_id: p.summary or "" for p in placing},
-                          {p.entry.record_id: p.analyzed_at for p in placing})
-    return Catalog(entries, groups, relations, texts)
+        texts = HeldTexts({p.record_id: p.summary or "" for p in placing},
+                          {p.record_id: p.analyzed_at for p in placing})
+    memberships = {kind: _members(kind, placing) for kind in GroupKind
+                   if kind is not GroupKind.FAMILY}
+    del placing
+    groups: dict[GroupKind, dict[str, Group]] = {
+        kind: _groups(kind, *memberships.pop(kind), table, repo_dirs) for kind in GroupKind
+        if kind is not GroupKind.FAMILY}
+    groups[GroupKind.FAMILY] = family_groups(relations, table)
+    return Catalog(table, groups, relations, texts)
 
 
 @dataclass(frozen=True, slots=True)
 class _Placing:
-    """What the catalogue needs of a record while it places and groups them: its entry (its
-    path not yet chosen) and what the entry does not hold."""
+    """What the catalogue needs of a record while it places and groups them, beside its
+    entry (in the table, its path not yet chosen)."""
 
-    entry: Entry
-    """What :func:`entry_of` gives (or the earlier catalogue's), at no path."""
+    record_id: str
+    """The record's id."""
+    repo: str
+    """Its repository, as written."""
     slug: str
     """The record's slug: its page's name."""
     tags: tuple[str, ...]
@@ -221,20 +193,18 @@ class _Placing:
     """Its ``analyzedAt``: the records analysed first take their URL first."""
 
 
-def _placing(record: Record, known: Mapping[str, Entry] | None, *, held: bool) -> _Placing:
+def _placing(record: Record, known: Mapping[str, Entry] | None, table: EntryTable, *,
+             held: bool) -> _Placing:
+    """Add ``record``'s entry to ``table`` (at no path: placed later), and say what places
+    it."""
     kept = known.get(record.id) if known else None
     summary = summary_of(record) if held or kept is None else None
-    return _Placing(entry_of(record, "", summary) if kept is None else kept, record.slug,
-                    tuple(shown_tags(record)), record.background_tag,
-                    summary if held else None, record.analyzed_at)
-
-
-def _as_made(kept: Entry, path: str) -> Entry:
-    """What :func:`entry_of` gives the record of ``kept`` (an earlier catalogue's entry of
-    the same record) at ``path``: ``kept`` itself unless it differs in what it does not set."""
-    if kept.path == path and kept.title is None and kept.family is None:
-        return kept  # (frozen: shared, as entry_of's own entries are)
-    return replace(kept, path=path, title=None, family=None)
+    if kept is None:
+        table.add(entry_of(record, "", summary))
+    else:  # what entry_of gives the record, but its path, title and family: placed later
+        table.add(replace(kept, path="", title=None, family=None))
+    return _Placing(record.id, record.repo, record.slug, tuple(shown_tags(record)),
+                    record.background_tag, summary if held else None, record.analyzed_at)
 
 
 def entry_of(record: Record, path: str, summary: str | None = None) -> Entry:
@@ -250,7 +220,7 @@ def entry_of(record: Record, path: str, summary: str | None = None) -> Entry:
                  language=language_for(file) if file else "text")
 
 
-def record_titles(entries: list[Entry]) -> dict[str, str]:
+def record_titles(entries: Collection[Entry]) -> dict[str, str]:
     """Page titles for the records whose message alone is not unique: the message, then the
     repository, then the file and line, then the record's id, as far as needed to tell them
     apart. Records missing from the result are titled by their message alone.
@@ -307,17 +277,26 @@ def _repo_dirs(repos: Iterable[str]) -> dict[str, str]:
     return dirs
 
 
-def _groups(kind: GroupKind, placing: list[_Placing], entries: dict[str, Entry],
-            repo_dirs: dict[str, str]) -> dict[str, Group]:
-    members: dict[str, list[Entry]] = defaultdict(list)
+_Members = tuple[dict[str, list[str]], dict[str, Counter[str]]]
+"""A kind's groups' records (ids, in the catalogue's order) and the spellings of each
+group's value, by group key."""
+
+
+def _members(kind: GroupKind, placing: list[_Placing]) -> _Members:
+    members: dict[str, list[str]] = defaultdict(list)
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
     for item in placing:
         for value in _values(kind, item):
             key = group_key(kind, value)
             if not key:
                 continue  # a blank tag groups nothing
-            members[key].append(entries[item.entry.record_id])
+            members[key].append(item.record_id)
             spellings[key][" ".join(value.split())] += 1
+    return members, spellings
+
+
+def _groups(kind: GroupKind, members: dict[str, list[str]], spellings: dict[str, Counter[str]],
+            entries: EntryTable, repo_dirs: dict[str, str]) -> dict[str, Group]:
     taken: set[str] = set()
     groups = {}
     for key in sorted(members):
@@ -325,29 +304,32 @@ def _groups(kind: GroupKind, placing: list[_Placing], entries: dict[str, Entry],
             path = f"{repo_dirs[key]}/index.md"
         else:
             path = f"{kind.value}/{disambiguate(segment(key), taken, segment(key + '#'))}.md"
-        label = min(spellings[key].items(), key=lambda item: (-item[1], item[0]))[0]
+        label = min(spellings.pop(key).items(), key=lambda item: (-item[1], item[0]))[0]
         # One entry a record (by id, not by hashing every field of the entry).
-        unique = {e.record_id: e for e in members[key]}.values()
-        ordered = tuple(sorted(unique, key=lambda e: e.sort_key))
-        groups[key] = Group(kind, key, label, path, ordered)
+        groups[key] = Group(kind, key, label, path, _ordered(entries, members.pop(key)))
     return groups
 
 
-def family_groups(relations: Relations, entries: dict[str, Entry]) -> dict[str, Group]:
+def _ordered(entries: EntryTable, record_ids: Iterable[str]) -> EntryList:
+    """The entries of ``record_ids`` (each once) in a listing's order (:attr:`Entry.sort_key`)."""
+    rows = map(entries.row_of, dict.fromkeys(record_ids))
+    return EntryList(entries, array("I", sorted(rows, key=lambda n: entries.row(n).sort_key)))
+
+
+def family_groups(relations: Relations, entries: EntryTable) -> dict[str, Group]:
     """A group for each family over two or more repositories, labelled with its most
     common message, variable parts shown as "…"."""
     taken: set[str] = set()
     groups = {}
     for key in sorted(relations.family_repos):
-        members = [entries[i] for i in relations.families[key]]
+        ids = relations.families[key]
         spellings: Counter[str] = Counter()
-        for message, count in Counter(e.message for e in members).items():
+        for message, count in Counter(entries[i].message for i in ids).items():
             spellings[family_label(message)] += count  # each distinct message masked once
         label = min(spellings.items(), key=lambda item: (-item[1], item[0]))[0]
         name = disambiguate(segment(key), taken, segment(key + "#"))
         path = f"{GroupKind.FAMILY.value}/{name}.md"
-        groups[key] = Group(GroupKind.FAMILY, key, label, path,
-                            tuple(sorted(members, key=lambda e: e.sort_key)))
+        groups[key] = Group(GroupKind.FAMILY, key, label, path, _ordered(entries, ids))
     return groups
 
 
@@ -356,7 +338,7 @@ def _values(kind: GroupKind, item: _Placing) -> tuple[str, ...]:
         return item.tags
     if kind is GroupKind.CATEGORY:
         return (item.category,) if item.category else ()
-    return (item.entry.repo,)
+    return (item.repo,)
 
 
 def relative_link(source: str, target: str) -> Markup:

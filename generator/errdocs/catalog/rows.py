@@ -18,13 +18,14 @@ from __future__ import annotations
 import sqlite3
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from errdocs.catalog.model import Catalog, Entry, Group, GroupKind, group_key
+from errdocs.catalog.entries import Entry, EntryList, EntryTable
+from errdocs.catalog.model import Catalog, Group, GroupKind, group_key
 from errdocs.catalog.related import Relations, repo_runs
 from errdocs.catalog.store import unshared
 from errdocs.catalog.texts import RowTexts
@@ -90,7 +91,7 @@ def write_model(db: sqlite3.Connection, model: int, catalog: Catalog) -> tuple[i
     groups = 0
     for kind in _KINDS:
         rows = [(model, kind.value, n, unshared(g.key), unshared(g.label), unshared(g.path),
-                 _packed(seq[e.record_id] for e in g.entries))
+                 _packed(_rows(g.entries, catalog.entries, seq)))
                 for n, g in enumerate(catalog.groups[kind].values())]
         db.executemany("INSERT INTO model_groups VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         groups += len(rows)
@@ -108,23 +109,26 @@ def read_model(db: sqlite3.Connection, model: int, counts: Any) -> Catalog:
     """The catalogue :func:`write_model` wrote as ``model`` with ``counts`` (:class:`NotAModel`
     when the rows are not those), its texts read from those rows when asked for."""
     common: dict[str, str] = {}
-    entries = [Entry(*_one_of(list(row), common))
-               for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
-                                     "WHERE model = ? ORDER BY seq", (model,))]
+    # Packed as they are read (the table's rows are the model's, in its order: a group's
+    # members are rows of it as stored).
+    entries = EntryTable(Entry(*_one_of(list(row), common))
+                         for row in db.execute(f"SELECT {_COLUMNS} FROM model_entries "
+                                               "WHERE model = ? ORDER BY seq", (model,)))
     by_kind: dict[GroupKind, dict[str, Group]] = {kind: {} for kind in _KINDS}
     for kind, key, label, path, members in db.execute(
             "SELECT kind, key, label, path, members FROM model_groups WHERE model = ? "
             "ORDER BY kind, seq", (model,)):
         group_kind = GroupKind(kind)
         key = common.setdefault(key, key)  # (a family's key is its entries' family)
-        by_kind[group_kind][key] = Group(group_kind, key, label, path,
-                                         tuple(map(entries.__getitem__, _unpacked(members))))
-    lists = _lists(db, model, [e.record_id for e in entries], common)
+        rows = _unpacked(members)
+        if rows and max(rows) >= len(entries):
+            raise NotAModel(f"a member of group {key!r} past the model's entries")
+        by_kind[group_kind][key] = Group(group_kind, key, label, path, EntryList(entries, rows))
+    lists = _lists(db, model, list(entries), common)
     found = (len(entries), sum(map(len, by_kind.values())), sum(map(len, lists.values())))
     if tuple(counts) != found:
         raise NotAModel(f"model rows {found}, counted {counts}")
-    by_id = {e.record_id: e for e in entries}
-    return Catalog(by_id, _in_order(by_kind), _relations(lists, by_id),
+    return Catalog(entries, _in_order(by_kind), _relations(lists, entries),
                    RowTexts(database_file(db), model))
 
 
@@ -237,6 +241,16 @@ def _relations(lists: dict[str, dict[Any, tuple[str, ...]]],
         {key: tuple(entries[i].file or "" for i in ids) for key, ids in categories.items()})
 
 
+def _rows(members: Sequence[Entry], entries: Mapping[str, Entry],
+          seq: Mapping[str, int]) -> Iterable[int]:
+    """The numbers of ``members`` among ``entries`` (numbered ``seq``, in their order)."""
+    if isinstance(members, EntryList) and isinstance(entries, EntryTable):
+        rows = members.rows_of(entries)
+        if rows is not None:  # (a table's rows are numbered in its order, as seq is)
+            return rows
+    return (seq[e.record_id] for e in members)
+
+
 def _key_of(key: str | tuple[str, str]) -> tuple[str, str]:
     return (key, "") if isinstance(key, str) else key
 
@@ -248,11 +262,11 @@ def _packed(numbers: Iterable[int]) -> bytes:
     return packed.tobytes()
 
 
-def _unpacked(data: bytes) -> Iterator[int]:
+def _unpacked(data: bytes) -> array[int]:
     if not isinstance(data, bytes) or len(data) % 4:
         raise NotAModel("not an array of entry numbers")
     numbers = array(_UINT32)
     numbers.frombytes(data)
     if sys.byteorder != "little":
         numbers.byteswap()
-    return iter(numbers)
+    return numbers

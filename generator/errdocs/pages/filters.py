@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import cast
 
 from errdocs.catalog import facets
+from errdocs.catalog.entries import EntryList, EntryTable
 from errdocs.catalog.model import Catalog, Entry, GroupKind
 from errdocs.catalog.paging import page_count
 from errdocs.catalog.texts import Texts
@@ -100,12 +103,10 @@ def filter_data(catalog: Catalog) -> Iterator[Page]:
     rows = row_file_count(len(catalog.entries))
     yield Page(f"{FOLDER}/manifest.js", _script("filter", {
         "version": VERSION, "rows": rows, "page": PAGE}))
-    values = {i: facet_values(e) for i, e in catalog.entries.items()}  # once a record
-    yield from row_files(enumerate(row_members(catalog.entries.values(), rows)), catalog.texts,
+    values = FacetValues(catalog.entries)  # once a record
+    yield from row_files(enumerate(row_members(catalog.entries, rows)), catalog.texts,
                          values)
-    everything = sorted(catalog.entries.values(), key=lambda e: e.sort_key)
-    yield from listing_files(facets.CATALOGUE, everything, show_repo=True, values=values)
-    del everything
+    yield from listing_files(facets.CATALOGUE, catalog.listing(), show_repo=True, values=values)
     for kind in facets.FILTERED:
         for group in catalog.groups[kind].values():
             yield from listing_files(facets.filter_key(kind.value, group.key), group.entries,
@@ -115,6 +116,54 @@ def filter_data(catalog: Catalog) -> Iterator[Page]:
 def facet_values(entry: Entry) -> tuple[str, ...]:
     """The entry's value of each of :data:`PARAMS`, as filters count them."""
     return tuple(facets.value_of(entry, p.facet) for p in PARAMS)
+
+
+class FacetValues(Mapping[str, tuple[str, ...]]):
+    """:func:`facet_values` of every entry of a catalogue, by record id, kept as numbers (a
+    dict of every record's tuple was ~40 MB at 310,000 records, at the preparation's peak)."""
+
+    def __init__(self, entries: Mapping[str, Entry]) -> None:
+        self._entries = entries
+        self._rows: dict[str, int] | None = None if isinstance(entries, EntryTable) else {
+            record_id: n for n, record_id in enumerate(entries)}
+        """Each record's row (a table numbers its own)."""
+        self._names: list[str] = []
+        """The values, by number."""
+        self._codes = array("I")
+        """Each row's values' numbers, :data:`PARAMS`' count a row."""
+        numbers: dict[str, int] = {}
+        for entry in entries.values():
+            for value in facet_values(entry):
+                number = numbers.get(value)
+                if number is None:
+                    number = numbers[value] = len(self._names)
+                    self._names.append(value)
+                self._codes.append(number)
+
+    def columns(self, entries: Sequence[Entry]) -> list[list[str]]:
+        """The values of ``entries`` (all of them the catalogue's), one list per
+        :data:`PARAMS`."""
+        rows = entries.rows_of(self._entries) if (
+            isinstance(entries, EntryList) and isinstance(self._entries, EntryTable)) else None
+        if rows is None:
+            rows = array("I", (self._row(e.record_id) for e in entries))
+        width, names, codes = len(PARAMS), self._names, self._codes
+        return [[names[codes[width * row + n]] for row in rows] for n in range(width)]
+
+    def _row(self, record_id: str) -> int:
+        if self._rows is None:
+            return cast(EntryTable, self._entries).row_of(record_id)
+        return self._rows[record_id]
+
+    def __getitem__(self, record_id: str) -> tuple[str, ...]:
+        start = len(PARAMS) * self._row(record_id)
+        return tuple(self._names[c] for c in self._codes[start:start + len(PARAMS)])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def row_file_count(records: int) -> int:
@@ -145,22 +194,22 @@ def row_of(entry: Entry, summary: str, values: tuple[str, ...] | None = None) ->
 
 
 def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
-                  values: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Page]:
+                  values: FacetValues | None = None) -> Iterator[Page]:
     """The summary of the listing filed under ``key`` (its ``entries`` in listing order) and,
     unless it is :func:`small`, its value lists. ``show_repo``: its rows name their
-    repository (as the page's own rows do); ``values``: :func:`facet_values` of every entry by
-    id, when known."""
+    repository (as the page's own rows do); ``values``: :func:`facet_values` of every entry,
+    when known."""
     if values is None:
-        values = {e.record_id: facet_values(e) for e in entries}
-    known = [values[e.record_id] for e in entries]
-    columns = [(p, [v[n] for v in known]) for n, p in enumerate(PARAMS)
-               if p.facet is not facets.REPO or len({v[n] for v in known}) > 1]
+        values = FacetValues({e.record_id: e for e in entries})
+    ids = [e.record_id for e in entries]  # (each entry made once)
+    columns = [(p, column) for p, column in zip(PARAMS, values.columns(entries), strict=True)
+               if p.facet is not facets.REPO or len(set(column)) > 1]
     summary: dict[str, object] = {"version": VERSION, "total": len(entries),
                                   "showRepo": show_repo}
-    is_small = small(entries)
+    is_small = small(ids)
     offered: list[list[object]] = []
     lists: list[tuple[str, str, list[str]]] = []  # each value list: facet, value's name, ids
-    table: list[list[object]] = [[e.record_id] for e in entries] if is_small else []
+    table: list[list[object]] = [[i] for i in ids] if is_small else []
     for param, column in columns:
         shown = offer(facets.ranked(Counter(column)))
         hidden = len(column) - sum(c for _, c in shown)
@@ -171,9 +220,9 @@ def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
             offered.append([param.name, [[v, c] for v, c in shown], hidden])
             continue
         members: dict[str, list[str]] = {value: [] for value, _ in shown}
-        for entry, value in zip(entries, column, strict=True):
+        for record_id, value in zip(ids, column, strict=True):
             if value in members:
-                members[value].append(entry.record_id)
+                members[value].append(record_id)
         listed = []
         for value, count in shown:
             name = value_key(value)
@@ -185,16 +234,16 @@ def listing_files(key: str, entries: Sequence[Entry], *, show_repo: bool,
         summary["records"] = table
     yield Page(f"{FOLDER}/g/{key}.js", _script(f"g{key}", summary))
     # Made as they are written: the catalogue's listing has a file per 50 records a facet.
-    for param_name, name, ids in lists:
-        yield from _list_files(key, param_name, name, ids)
+    for param_name, name, listed_ids in lists:
+        yield from _list_files(key, param_name, name, listed_ids)
 
 
-def small(entries: Sequence[Entry]) -> bool:
-    """Whether a listing of ``entries`` is filtered from its summary alone: at most
+def small(ids: Sequence[str]) -> bool:
+    """Whether a listing of the records ``ids`` is filtered from its summary alone: at most
     :data:`SMALL` records, whose ids take at most :data:`IDS_BYTES` there."""
-    if len(entries) > SMALL:
+    if len(ids) > SMALL:
         return False
-    return sum(len(_json(e.record_id)) for e in entries) <= IDS_BYTES
+    return sum(len(_json(i)) for i in ids) <= IDS_BYTES
 
 
 def offer(counted: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -223,7 +272,7 @@ def action_files(key: str, entries: Sequence[Entry], param: Param, value: str,
     its first :data:`PAGE` records. What the benchmark and the tests measure."""
     ids = [e.record_id for e in entries if facets.value_of(e, param.facet) == value][:PAGE]
     paths = [f"{FOLDER}/manifest.js", f"{FOLDER}/g/{key}.js"]
-    if not small(entries):
+    if not small([e.record_id for e in entries]):
         paths.append(f"{FOLDER}/g/{key}/{param.name}-{value_key(value)}-1.js")
     return paths + sorted({f"{FOLDER}/r/{row_file(i, rows):x}.js" for i in ids})
 
@@ -240,12 +289,18 @@ def _list_files(key: str, param: str, value: str, ids: list[str]) -> Iterator[Pa
                                                      ids[(number - 1) * PAGE:number * PAGE]))
 
 
-def row_members(entries: Iterable[Entry], count: int) -> list[list[Entry]]:
-    """The entries of each of ``count`` row files (:func:`row_file`), in ``entries``' order."""
-    chosen: list[list[Entry]] = [[] for _ in range(count)]
-    for entry in entries:
-        chosen[row_file(entry.record_id, count)].append(entry)
-    return chosen
+def row_members(entries: Mapping[str, Entry], count: int) -> list[Sequence[Entry]]:
+    """The entries of each of ``count`` row files (:func:`row_file`), in ``entries``' order
+    (a table's as its rows: none is made)."""
+    if isinstance(entries, EntryTable):
+        rows = [array("I") for _ in range(count)]
+        for number, record_id in enumerate(entries):  # (a table's ids come in its rows' order)
+            rows[row_file(record_id, count)].append(number)
+        return [EntryList(entries, chosen) for chosen in rows]
+    members: list[Sequence[Entry]] = [[] for _ in range(count)]
+    for entry in entries.values():
+        cast(list[Entry], members[row_file(entry.record_id, count)]).append(entry)
+    return members
 
 
 ROW_FILES_READ = 64
@@ -253,7 +308,7 @@ ROW_FILES_READ = 64
 records, one query."""
 
 
-def row_files(chosen: Iterable[tuple[int, list[Entry]]], texts: Texts,
+def row_files(chosen: Iterable[tuple[int, Sequence[Entry]]], texts: Texts,
               values: Mapping[str, tuple[str, ...]] | None = None) -> Iterator[Page]:
     """The row files of ``chosen`` (each file's number and members), one record a line
     (readable diffs), their summaries read from ``texts`` for :data:`ROW_FILES_READ` files at

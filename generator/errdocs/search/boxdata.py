@@ -301,7 +301,7 @@ def filter_files(settings: Settings, catalog: Catalog, code: str, *, staged: Sta
     if old is not None and old.key == key:
         return BoxData(key, False, (), 0, _parts(keys, old.parts))
     known = old.parts if old is not None else {}
-    members = row_members(catalog.entries.values(), row_file_count(len(catalog.entries)))
+    members = row_members(catalog.entries, row_file_count(len(catalog.entries)))
     made: Iterable[Page]
     if known.get(LISTINGS, ("",))[0] == keys[LISTINGS]:
         made = row_files(((n, chosen) for n, chosen in enumerate(members)
@@ -318,15 +318,14 @@ def filter_keys(catalog: Catalog, code: str, profile: str) -> Keys:
     record's values of the facets (the fields they are made from); row file *n*'s hashes
     every field of its entries (a row shows some and filters by others)."""
     entries = catalog.entries
-    members = row_members(entries.values(), row_file_count(len(entries)))
+    members = row_members(entries, row_file_count(len(entries)))
     count = len(members)
     digest = hashlib.sha256(f"{code}\0{profile}\0{count}".encode())
     for entry in entries.values():
         digest.update("\0".join((entry.record_id, *map(str, (
             entry.error_class, entry.error_type, entry.severity, entry.handling,
             entry.language, entry.repo)))).encode() + b"\1")
-    everything = sorted(entries.values(), key=lambda e: e.sort_key)
-    digest.update("\0".join(e.record_id for e in everything).encode() + b"\2")
+    digest.update("\0".join(e.record_id for e in catalog.listing()).encode() + b"\2")
     for kind in facets.FILTERED:
         for group in catalog.groups[kind].values():
             digest.update("\0".join((kind.value, group.key,

@@ -27,6 +27,7 @@ import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File
 
+from errdocs.catalog.entries import carried
 from errdocs.catalog.lights import Light, LightsById
 from errdocs.catalog.model import Catalog, Group, GroupKind
 from errdocs.catalog.scan import read_records
@@ -474,11 +475,12 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
                 entries[other] = catalog.entries[other]
     texts = HeldTexts()
     if unit.kind is UnitKind.HUB:
-        for group in _groups(ctx, unit):
-            groups[group.kind][group.key] = group
+        chosen = list(_groups(ctx, unit))
+        listed = carried(g.entries for g in chosen)  # each entry packed once
+        for group, members in zip(chosen, listed, strict=True):
+            groups[group.kind][group.key] = replace(group, entries=members)
         # The summaries its listings show (read here: the catalogue holds none).
-        texts = HeldTexts(catalog.texts.summaries({e.record_id: None for kind in groups.values()
-                                                   for g in kind.values() for e in g.entries}))
+        texts = HeldTexts(catalog.texts.summaries(listed[0].table if listed else ()))
     root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
     sliced = Catalog(entries, groups, catalog.relations.only(related), texts)
     return replace(ctx, catalog=sliced, lights=lights,
