@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
+from errdocs.catalog.numbered import Numbered
+
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -99,11 +101,8 @@ class EntryTable(Mapping[str, Entry]):
         ``_ends[n]``)."""
         self._at: dict[str, int] = {}
         """Each record id's row."""
-        self._strings: list[str | None] = [None]
-        """The values rows share, by number (0: none): repositories, files, classes,
-        families..."""
-        self._numbers: dict[str, int] | None = {}
-        """Each of :attr:`_strings`' number, while entries are added (:meth:`settle`)."""
+        self._strings = Numbered()
+        """The values rows share (repositories, files, classes, families...), by number."""
         self._made: dict[int, Entry] = {}
         """The entries made last, by row: a step asks for one record's entry several times
         in a row (a page's key, its related lists...), and making one takes ~1.6 us."""
@@ -118,7 +117,7 @@ class EntryTable(Mapping[str, Entry]):
         row = self._at[entry.record_id] = len(self._ids)
         self._ids.append(entry.record_id)
         self._paths.append(entry.path)
-        self._families.append(self._number(entry.family))
+        self._families.append(self._strings.number(entry.family))
         if entry.title is not None:
             self._titles[row] = entry.title
         self._packed += marshal.dumps(self._pack(entry))
@@ -134,12 +133,12 @@ class EntryTable(Mapping[str, Entry]):
         if title is not None:
             self._titles[row] = title
         if family is not None:
-            self._families[row] = self._number(family)
+            self._families[row] = self._strings.number(family)
 
     def settle(self) -> None:
         """Once every entry is added: the table numbering their shared values goes (made
         again should one more be added or placed)."""
-        self._numbers = None
+        self._strings.settle()
 
     def row(self, number: int) -> Entry:
         """The entry of row ``number``."""
@@ -153,7 +152,7 @@ class EntryTable(Mapping[str, Entry]):
     def _make(self, number: int) -> Entry:
         (message, repo, file, line, error_class, summary_key, error_type, severity, handling,
          language) = marshal.loads(self._packed[self._ends[number]:self._ends[number + 1]])
-        text = self._strings
+        text = self._strings.values
         return Entry(self._ids[number], self._paths[number], message, text[repo], text[file],
                      line, text[self._families[number]], self._titles.get(number),
                      text[error_class], summary_key, text[error_type], text[severity],
@@ -184,21 +183,10 @@ class EntryTable(Mapping[str, Entry]):
         return (dict, (dict(self.items()),))
 
     def _pack(self, entry: Entry) -> tuple[Any, ...]:
-        number = self._number
+        number = self._strings.number
         return (entry.message, number(entry.repo), number(entry.file), entry.line,
                 number(entry.error_class), entry.summary_key, number(entry.error_type),
                 number(entry.severity), number(entry.handling), number(entry.language))
-
-    def _number(self, value: str | None) -> int:
-        if value is None:
-            return 0
-        if self._numbers is None:
-            self._numbers = {text: n for n, text in enumerate(self._strings) if text is not None}
-        number = self._numbers.get(value)
-        if number is None:
-            number = self._numbers[value] = len(self._strings)
-            self._strings.append(value)
-        return number
 
 
 class CarriedTable(EntryTable):
@@ -207,7 +195,7 @@ class CarriedTable(EntryTable):
     hub with a large listing made its slice ~130 MB higher at 310,000 records)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        state = dict(self.__dict__, _made={}, _numbers=None)
+        state = dict(self.__dict__, _made={})
         return (_carried, (state,))
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, overload
 
+from errdocs.catalog.numbered import Numbered
 from errdocs.catalog.store import unshared
 from errdocs.errors import BuildFailed, sqlite_failure
 from errdocs.records.record import Origin, Record
@@ -65,11 +66,9 @@ class Lights(Sequence[Light]):
                 " line TEXT NOT NULL, data BLOB NOT NULL)")
         except sqlite3.Error as exc:
             raise _failed(exc) from exc
-        self._strings: list[str | None] = [None]
+        self._strings = Numbered()
         """The values that repeat across records, by number (what a row holds of them; 0 for
         none)."""
-        self._numbers: dict[str, int] | None = {}
-        """Each of :attr:`_strings`' number, while records are added (:meth:`settle`)."""
         self._pending: list[tuple[int, str, str, bytes]] = []
         self._count = 0
         self._indexed = False
@@ -91,7 +90,7 @@ class Lights(Sequence[Light]):
     def settle(self) -> None:
         """Once every record is added: the table that numbers the values as they are added
         goes (~25 MB at 310,000 records; made again should one more be added)."""
-        self._numbers = None
+        self._strings.settle()
 
     def where(self, keep: Callable[[Light], bool]) -> Lights:
         """The light copies ``keep`` is true of, in the same order (a new store)."""
@@ -167,7 +166,7 @@ class Lights(Sequence[Light]):
         self._db.close()
 
     def _pack(self, light: Light) -> _Packed:
-        r, number = light.record, self._number
+        r, number = light.record, self._strings.number
         return (number(r.repo), r.slug, r.error_message, r.message_pattern,
                 number(r.origin.path), r.origin.line, r.analyzed_at,
                 tuple(map(number, r.tags)), number(r.background_tag), number(r.error_class),
@@ -175,24 +174,13 @@ class Lights(Sequence[Light]):
                 number(r.error_type), number(r.severity), number(r.handling_strategy),
                 light.source, light.offset, light.size, light.digest)
 
-    def _number(self, value: str | None) -> int:
-        if value is None:
-            return 0
-        if self._numbers is None:
-            self._numbers = {text: n for n, text in enumerate(self._strings) if text is not None}
-        number = self._numbers.get(value)
-        if number is None:
-            number = self._numbers[value] = len(self._strings)
-            self._strings.append(value)
-        return number
-
     def _unpack(self, record_id: str, line_hash: str, data: bytes) -> Light:
         # Positional, with the values that repeat taken by number: this runs for every record
         # on each step that reads them all (~6 us a record).
         (repo, slug, message, pattern, path, line, analyzed_at, tags, category, error_class,
          documentation, file_path, line_number, version, error_type, severity, handling,
          source, offset, size, digest) = marshal.loads(data)
-        text = self._strings
+        text = self._strings.values
         record = Record(record_id, text[repo], slug, message,
                         Origin(text[path], line), pattern,
                         text[error_type], text[error_class], None, None, text[severity],
