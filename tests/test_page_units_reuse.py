@@ -281,7 +281,7 @@ def test_the_earlier_model_read_from_its_rows_is_the_model_whole(
     its entries read back are its entries."""
     then, now = _catalog(before), _catalog(after)
     db = _written(then)
-    keys = {"x.md": "key"}
+    keys = {"x.md": bytes(16)}
     assert memo.previous_of(db, 7, now, redone, keys) == plan.Previous.between(
         then, now, redone, keys)
     assert rows.read_entries(db, 7, lambda i: i not in redone) == {

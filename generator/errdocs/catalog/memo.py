@@ -474,7 +474,7 @@ def previous_units(memo: Memo, earlier: Earlier | None, model: str,
 
 
 def previous_of(db: sqlite3.Connection, model: int, catalog: Catalog, redone: set[str],
-                keys: dict[str, str]) -> Previous:
+                keys: dict[str, bytes]) -> Previous:
     """What the earlier model kept as the rows of ``model`` tells against ``catalog`` (as
     :meth:`Previous.between` of that model, whole), with the records whose line changed and
     the page keys then: its entries compared a row at a time, its groups and lists read as
@@ -495,7 +495,7 @@ def _same(now: str, then: str) -> str:
     return now if now == then else then
 
 
-def _shared_paths(keys: dict[str, str], catalog: Catalog) -> dict[str, str]:
+def _shared_paths(keys: dict[str, bytes], catalog: Catalog) -> dict[str, bytes]:
     """``keys`` (page keys by path, read from the earlier units) by this model's path strings
     where it has the same path: the record pages' and the listings' first pages'."""
     paths = {e.path: e.path for e in catalog.entries.values()}
@@ -503,7 +503,7 @@ def _shared_paths(keys: dict[str, str], catalog: Catalog) -> dict[str, str]:
     return {paths.get(path, path): key for path, key in keys.items()}
 
 
-def _page_keys_from(data: Any) -> tuple[str, dict[str, str]]:
+def _page_keys_from(data: Any) -> tuple[str, dict[str, bytes]]:
     """The lines key and the page keys (:func:`page_keys_of`) of the page units
     :func:`units_data_of` kept, without making the units."""
     lines, *units = data
