@@ -15,13 +15,12 @@ carries the whole table.
 
 from __future__ import annotations
 
-import marshal
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
-from errdocs.catalog.numbered import Numbered
+from errdocs.catalog.packing import Numbered, PackedRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +92,8 @@ class EntryTable(Mapping[str, Entry]):
         """Each row's family key, by its number in :attr:`_strings`."""
         self._titles: dict[int, str] = {}
         """The rows that have a title (a few), with it."""
-        self._packed = bytearray()
-        """Each row's other fields (:meth:`_pack`), one row after the other: a bytes object
-        a row took 49 bytes more (its header, malloc's, a list's pointer)."""
-        self._ends = array("Q", [0])
-        """Where each row's packed fields end in :attr:`_packed` (row ``n``'s start at
-        ``_ends[n]``)."""
+        self._rows = PackedRows()
+        """Each row's other fields (:meth:`_pack`)."""
         self._at: dict[str, int] = {}
         """Each record id's row."""
         self._strings = Numbered()
@@ -120,8 +115,7 @@ class EntryTable(Mapping[str, Entry]):
         self._families.append(self._strings.number(entry.family))
         if entry.title is not None:
             self._titles[row] = entry.title
-        self._packed += marshal.dumps(self._pack(entry))
-        self._ends.append(len(self._packed))
+        self._rows.append(self._pack(entry))
 
     def place(self, record_id: str, *, path: str | None = None, title: str | None = None,
               family: str | None = None) -> None:
@@ -151,7 +145,7 @@ class EntryTable(Mapping[str, Entry]):
 
     def _make(self, number: int) -> Entry:
         (message, repo, file, line, error_class, summary_key, error_type, severity, handling,
-         language) = marshal.loads(self._packed[self._ends[number]:self._ends[number + 1]])
+         language) = self._rows[number]
         text = self._strings.values
         return Entry(self._ids[number], self._paths[number], message, text[repo], text[file],
                      line, text[self._families[number]], self._titles.get(number),

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any, overload
 
-from errdocs.catalog.numbered import Numbered
+from errdocs.catalog.packing import Numbered
 from errdocs.catalog.store import unshared
 from errdocs.errors import BuildFailed, sqlite_failure
 from errdocs.records.record import Origin, Record

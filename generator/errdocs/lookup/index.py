@@ -9,15 +9,14 @@ running every regex. The site's lookup data is split into shards by the same key
 
 from __future__ import annotations
 
-import marshal
 import re
-from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
 from errdocs.catalog.model import Catalog, Entry
+from errdocs.catalog.packing import PackedRows
 from errdocs.lookup.backtrack import exponential
 from errdocs.lookup.jsregex import JsRegex, Unconvertible, from_tree
 from errdocs.lookup.linear import Linear, lacks
@@ -105,10 +104,8 @@ class SiteTargets(Sequence[Target]):
         self._words: list[Words] = []
         self._pattern_words: list[Words] = []
         self._javascript: list[JsRegex | None] = []
-        self._packed = bytearray()
+        self._rows = PackedRows()
         """Each target's message, literal characters, keys and whether it is unconverted."""
-        self._ends = array("Q", [0])
-        """Where each target's packed fields end in :attr:`_packed`."""
 
     def append(self, target: Target) -> None:
         if target.pattern is not None or target.origin is not None:
@@ -119,9 +116,8 @@ class SiteTargets(Sequence[Target]):
         self._words.append(target.words)
         self._pattern_words.append(target.pattern_words)
         self._javascript.append(target.javascript)
-        self._packed += marshal.dumps((target.message, target.pattern_chars,
-                                       target.template_chars, target.keys, target.unconverted))
-        self._ends.append(len(self._packed))
+        self._rows.append((target.message, target.pattern_chars, target.template_chars,
+                           target.keys, target.unconverted))
 
     @overload
     def __getitem__(self, index: int) -> Target: ...
@@ -133,8 +129,7 @@ class SiteTargets(Sequence[Target]):
         if isinstance(index, slice):
             return [self[n] for n in range(len(self))[index]]
         number = range(len(self))[index]  # (IndexError past the end, negative from it)
-        message, pattern_chars, template_chars, keys, unconverted = marshal.loads(
-            self._packed[self._ends[number]:self._ends[number + 1]])
+        message, pattern_chars, template_chars, keys, unconverted = self._rows[number]
         return Target(self._ids[number], self._paths[number], self._repos[number], message,
                       None, pattern_chars, template_chars, self._words[number],
                       self._pattern_words[number], keys, None, self._javascript[number],
