@@ -16,8 +16,8 @@ What the scan learns about the inputs, kept between runs:
   (git's rule for its index). A stat cannot tell two writes apart within the clock's tick: an
   input read within :data:`RACY_NS` of a change to it is also kept by a hash of its bytes,
   and its bytes are hashed again before it is trusted.
-- ``memo_patterns`` and ``memo_templates``: what the lookup read from each pattern and message
-  text (:mod:`errdocs.lookup.memo`), written by the build in a transaction of its own.
+- ``memo_patterns``: what the lookup read from each pattern's text (:mod:`errdocs.lookup.memo`),
+  written by the build in a transaction of its own.
 - ``units``: what each unit's output was built from (:mod:`errdocs.units.state`), a fact about
   an output on disk, written by the build in transactions of their own: removed before the
   output is touched and written once it is complete.
@@ -44,7 +44,7 @@ from errdocs.code import code_digest
 from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
-FORMAT = "5"
+FORMAT = "6"
 """The layout; a catalogue of another is emptied (it is only a cache of the inputs and of what
 the units' outputs were built from: their units are built again)."""
 BLOCK = 1 << 20
@@ -82,8 +82,6 @@ CREATE TABLE IF NOT EXISTS lines (
 CREATE TABLE IF NOT EXISTS memo_patterns (
     text TEXT NOT NULL, browser INTEGER NOT NULL, facts TEXT NOT NULL,
     PRIMARY KEY (text, browser)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS memo_templates (
-    text TEXT PRIMARY KEY, words TEXT NOT NULL, chars INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS units (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, global TEXT NOT NULL, render TEXT NOT NULL,
     pages TEXT NOT NULL, lines TEXT NOT NULL, searchable INTEGER NOT NULL) WITHOUT ROWID
@@ -91,7 +89,8 @@ CREATE TABLE IF NOT EXISTS units (
 _TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates", "units",
            "model_entries", "model_groups", "model_links")
 """Emptied with another layout. The ``model_`` tables are the memo's
-(:mod:`errdocs.catalog.rows`): another errdocs' may have other columns."""
+(:mod:`errdocs.catalog.rows`): another errdocs' may have other columns. ``memo_templates`` is
+an earlier errdocs' (the lookup's memo of message templates), dropped with the rest."""
 
 
 class Cached(NamedTuple):

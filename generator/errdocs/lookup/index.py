@@ -10,6 +10,7 @@ running every regex. The site's lookup data is split into shards by the same key
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -183,19 +184,44 @@ class LookupIndex:
         return sorted(found)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass
 class _Prepared:
-    # What the target takes of its record, not the record: at 310,000 records the build reads
-    # them one at a time, and holding every one till the index is made was ~150 MB more.
-    record_id: str
-    repo: str
-    message: str
-    origin: Origin | None
-    pattern: str | None
-    pattern_req: Requirements | None
-    template_req: Requirements
-    javascript: JsRegex | None = None
-    unconverted: bool = False
+    """What each target takes of its record, a list a field, in the order the records were
+    read. Not the records: at 310,000 records the build reads them one at a time, and holding
+    every one till the index was made was ~150 MB more. Not an object a record either: with
+    its own copy of the message (the catalogue's entry makes one when read) that was ~200
+    bytes a record at the top of a build's preparation (~60 MB at 310,000 records); the
+    repository and message are the catalogue's, read again as each target is made."""
+
+    ids: list[str] = field(default_factory=list)
+    """Each record's id (the catalogue's string)."""
+    pattern_req: list[Requirements | None] = field(default_factory=list)
+    """What its pattern requires (``None``: no usable pattern)."""
+    template_req: list[Requirements] = field(default_factory=list)
+    """What its message template requires."""
+    javascript: list[JsRegex | None] = field(default_factory=list)
+    """Its pattern for the browser, when asked for and there is one."""
+    unconverted: bytearray = field(default_factory=bytearray)
+    """1 where a usable pattern, asked for in JavaScript, has no JavaScript form."""
+    patterns: list[str | None] = field(default_factory=list)
+    """Its pattern's source, when usable (empty for a site's index, which holds none)."""
+    origins: list[Origin] = field(default_factory=list)
+    """Where it was read from (empty for a site's index, which holds none)."""
+
+    def add(self, record: Record, entry: Entry, facts: PatternFacts | None, javascript: bool,
+            site: bool) -> None:
+        """Add ``record`` (``entry`` in the catalogue), whose pattern gave ``facts``
+        (``None``: no usable pattern)."""
+        # The entry's strings, equal to the record's: the catalogue holds its id anyway, and a
+        # record read back brings copies of its own (2.1 MB traced at 20,000 records).
+        self.ids.append(entry.record_id)
+        self.pattern_req.append(None if facts is None else facts.requirements)
+        self.template_req.append(template_requirements(entry.message))
+        self.javascript.append(None if facts is None else facts.javascript)
+        self.unconverted.append(javascript and facts is not None and facts.javascript is None)
+        if not site:
+            self.patterns.append(None if facts is None else record.message_pattern)
+            self.origins.append(record.origin)
 
 
 def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool = False,
@@ -203,56 +229,49 @@ def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool
                 remembered: Callable[[Memo], None] | None = None) -> LookupIndex:
     """Index ``records`` (whose pages ``catalog`` placed); with ``javascript``, also convert
     the patterns for the browser (parsing each pattern once for both). ``memo`` remembers
-    what each pattern and message gave, between builds (see :mod:`.memo`); ``remembered``
-    is given it once every record was read (to keep it: the index then lets it go, before
-    the targets are made). ``site`` (with ``javascript``): what a site's data files need
-    only, for an index that matches nothing in Python: no pattern's source, no origin
-    (~55 MB at 310,000 records, at the top of the preparation)."""
+    what each pattern gave, between builds (see :mod:`.memo`); ``remembered`` is given it
+    once every record was read (to keep it: the index then lets it go, before the targets
+    are made). ``site`` (with ``javascript``): what a site's data files need only, for an
+    index that matches nothing in Python: no pattern's source, no origin (~55 MB at 310,000
+    records, at the top of the preparation)."""
     problems: list[Problem] = []
     unusable: list[Problem] = []
     memo = memo if memo is not None else Memo()
     entries = catalog.entries
-    prepared = [_prepare(r, entries[r.id], problems, unusable, javascript, memo, site)
-                for r in records]
+    prepared = _Prepared()
+    for record in records:
+        facts = _prepare(record, problems, unusable, javascript, memo)
+        prepared.add(record, entries[record.id], facts, javascript, site)
     if remembered is not None:
-        remembered(memo)  # (a memo of every message and pattern: ~50 MB at 310,000 records)
+        remembered(memo)
     del memo
-    prepared.sort(key=lambda p: catalog.entries[p.record_id].path)
-    frequency = Counter(w for p in prepared for w in _all_words(p))
-    common = max(SECOND_KEY_MAX, len(prepared) // 2000)
-    # Each prepared item goes as its target is made: not both lists of every record at once.
-    prepared.reverse()
+    ids = prepared.ids
+    # Record numbers in page order: 4 bytes each, not an int object and a list's slot.
+    order = array("L", sorted(range(len(ids)), key=lambda n: entries[ids[n]].path))
+    frequency = Counter(w for n in range(len(ids)) for w in _all_words(prepared, n))
+    common = max(SECOND_KEY_MAX, len(ids) // 2000)
     targets: list[Target] | SiteTargets = SiteTargets() if site else []
-    while prepared:
-        item = prepared.pop()
-        targets.append(_target(item, entries[item.record_id].path, frequency, common))
+    for number in order:
+        targets.append(_target(prepared, number, entries[ids[number]], frequency, common))
     return LookupIndex.of(targets, problems, unusable)
 
 
-def _prepare(record: Record, entry: Entry, problems: list[Problem], unusable: list[Problem],
-             javascript: bool, memo: Memo, site: bool = False) -> _Prepared:
-    """Read the record's pattern; a bad or useless one is reported and set aside."""
-    template_req = _template(entry.message, memo)  # (the catalogue's string: the memo's key)
+def _prepare(record: Record, problems: list[Problem], unusable: list[Problem],
+             javascript: bool, memo: Memo) -> PatternFacts | None:
+    """Read the record's pattern: its facts, or ``None`` when it has none or a bad or useless
+    one (reported and set aside)."""
     source = record.message_pattern
     if not source or not source.strip():
-        return _Prepared(*_taken(record, entry, site), None, None, template_req)
+        return None
     facts = _pattern(source, javascript, memo)
     if facts.requirements is None:
         (problems if facts.broken else unusable).append(_problem(record, facts.problem or ""))
-        return _Prepared(*_taken(record, entry, site), None, None, template_req)
+        return None
     if facts.slow:
         problems.append(_problem(record, SLOW))
     if not facts.linear:
         unusable.append(_problem(record, NOT_LINEAR))
-    return _Prepared(*_taken(record, entry, site), None if site else source,
-                     facts.requirements, template_req, facts.javascript,
-                     javascript and facts.javascript is None)
-
-
-def _taken(record: Record, entry: Entry, site: bool) -> tuple[str, str, str, Origin | None]:
-    # The entry's strings, equal to the record's: the catalogue holds them anyway, and a
-    # light record read back brings copies of its own (2.1 MB traced at 20,000 records).
-    return entry.record_id, entry.repo, entry.message, None if site else record.origin
+    return facts
 
 
 SLOW = ("can take exponential time in a backtracking regex engine (a repeat inside a repeat, "
@@ -261,15 +280,6 @@ SLOW = ("can take exponential time in a backtracking regex engine (a repeat insi
 NOT_LINEAR = ("uses what linear-time matching lacks (look-around, a backreference, a "
               "possessive or atomic group, a repeat count over 1000); it is matched by its "
               "message template instead")
-
-
-def _template(message: str, memo: Memo) -> Requirements:
-    found = memo.templates.get(message)
-    if found is None:
-        found = memo.templates[message] = template_requirements(message)
-    if memo.used is not None:
-        memo.used.templates[message] = found
-    return found
 
 
 def _pattern(source: str, javascript: bool, memo: Memo) -> PatternFacts:
@@ -315,28 +325,37 @@ def _problem(record: Record, text: str) -> Problem:
     return Problem(origin.path, origin.line, text, record.id, "messagePattern", Severity.WARNING)
 
 
-def _all_words(item: _Prepared) -> set[str]:
-    pattern_words = item.pattern_req.words if item.pattern_req else ()
-    return {*pattern_words, *item.template_req.words}
+_GONE = Requirements((), 0)
+"""Where a made target's requirements were (see :func:`_target`)."""
 
 
-def _target(item: _Prepared, path: str, frequency: Counter[str], common: int) -> Target:
-    words = item.template_req.words
-    pattern_words = item.pattern_req.words if item.pattern_req else ()
+def _all_words(prepared: _Prepared, number: int) -> set[str]:
+    pattern_req = prepared.pattern_req[number]
+    return {*(pattern_req.words if pattern_req else ()), *prepared.template_req[number].words}
+
+
+def _target(prepared: _Prepared, number: int, entry: Entry, frequency: Counter[str],
+            common: int) -> Target:
+    """Record ``number``'s target, its requirements let go from ``prepared`` (what a target
+    keeps of them is their words: the rest goes as the targets are made, not after)."""
+    template_req, pattern_req = prepared.template_req[number], prepared.pattern_req[number]
+    prepared.template_req[number] = prepared.pattern_req[number] = _GONE
+    words = template_req.words
+    pattern_words = pattern_req.words if pattern_req else ()
     return Target(
-        record_id=item.record_id,
-        path=path,
-        repo=item.repo,
-        message=item.message,
-        pattern=item.pattern,
-        pattern_chars=item.pattern_req.literal_chars if item.pattern_req else 0,
-        template_chars=item.template_req.literal_chars,
+        record_id=entry.record_id,
+        path=entry.path,
+        repo=entry.repo,
+        message=entry.message,
+        pattern=prepared.patterns[number] if prepared.patterns else None,
+        pattern_chars=pattern_req.literal_chars if pattern_req else 0,
+        template_chars=template_req.literal_chars,
         words=words,
         pattern_words=words if pattern_words == words else pattern_words,
         keys=choose_keys(pattern_words, words, frequency, common),
-        origin=item.origin,
-        javascript=item.javascript,
-        unconverted=item.unconverted,
+        origin=prepared.origins[number] if prepared.origins else None,
+        javascript=prepared.javascript[number],
+        unconverted=bool(prepared.unconverted[number]),
     )
 
 

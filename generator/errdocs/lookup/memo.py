@@ -1,10 +1,12 @@
-"""What the lookup reads from each pattern and message, remembered between builds.
+"""What the lookup reads from each pattern, remembered between builds.
 
 Parsing every record's ``messagePattern`` (and converting it for the browser) was most of a
 one-record rebuild: at 20,000 records about a second, all of it for records that did not change.
-The results depend only on the pattern's or the message's text (and errdocs' code), so they are
-kept in the catalogue (``.errdocs/catalog.sqlite``, :mod:`errdocs.catalog.store`) and reused; an
-entry no build used is dropped.
+The results depend only on the pattern's text (and errdocs' code), so they are kept in the
+catalogue (``.errdocs/catalog.sqlite``, :mod:`errdocs.catalog.store`) and reused; an entry no
+build used is dropped. A message template's words are not kept: reading them again (0.13 s for
+20,000 messages) costs less than saving and loading them (0.16 s), and a memo of every message
+held every message's text at the top of a build's preparation (~40 MB at 310,000 records).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from errdocs.catalog.store import Catalogue, unshared
 from errdocs.lookup.jsregex import JsRegex
 from errdocs.lookup.patterns import Requirements, words_of
 
-VERSION = 3
+VERSION = 4
 """Bump when what is remembered changes meaning."""
 
 
@@ -46,12 +48,10 @@ class PatternFacts:
 
 @dataclass
 class Memo:
-    """Pattern and template facts by text; ``used`` collects what this build looked up."""
+    """Pattern facts by text; ``used`` collects what this build looked up."""
 
     patterns: dict[tuple[str, bool], PatternFacts] = field(default_factory=dict)
     """By (pattern text, whether the browser form was asked for)."""
-    templates: dict[str, Requirements] = field(default_factory=dict)
-    """By message text."""
     used: Memo | None = None
     """The entries looked up this build (what :func:`save` keeps); ``None``: all of them (a
     memo that started empty holds only what this build looked up)."""
@@ -67,8 +67,7 @@ def code_key() -> str:
 
 def load(work_dir: Path) -> Memo:
     """The memo of the last build made by this code; empty when there is none."""
-    # Empty, everything it will hold is what this build looks up: no second set of dicts
-    # to say so (two dicts of every message and pattern, ~40 MB at 310,000 records).
+    # Empty, everything it will hold is what this build looks up: no second dict to say so.
     empty = Memo()
     try:
         with Catalogue(work_dir, keep=False) as catalogue:
@@ -77,12 +76,9 @@ def load(work_dir: Path) -> Memo:
                 return empty
             patterns = {(text, bool(browser)): _facts(json.loads(facts)) for text, browser, facts
                         in db.execute("SELECT text, browser, facts FROM memo_patterns")}
-            templates = {text: Requirements(words_of(json.loads(words)), chars)
-                         for text, words, chars
-                         in db.execute("SELECT text, words, chars FROM memo_templates")}
     except (sqlite3.Error, ValueError, TypeError, KeyError):
         return empty  # damaged: made again
-    return Memo(patterns, templates, used=Memo())
+    return Memo(patterns, used=Memo())
 
 
 def save(memo: Memo, work_dir: Path) -> None:
@@ -92,13 +88,9 @@ def save(memo: Memo, work_dir: Path) -> None:
         db = catalogue.db
         assert db is not None
         db.execute("DELETE FROM memo_patterns")
-        db.execute("DELETE FROM memo_templates")
         db.executemany("INSERT INTO memo_patterns VALUES (?, ?, ?)",
                        ((unshared(text), browser, json.dumps(_plain(facts)))
                         for (text, browser), facts in kept.patterns.items()))
-        db.executemany("INSERT INTO memo_templates VALUES (?, ?, ?)",
-                       ((unshared(text), json.dumps(sorted(req.words)), req.literal_chars)
-                        for text, req in kept.templates.items()))
         db.execute("INSERT OR REPLACE INTO meta VALUES ('memo', ?)", (code_key(),))
         catalogue.commit(prune=False)
 
