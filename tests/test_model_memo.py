@@ -526,3 +526,50 @@ def test_the_strings_a_build_keeps_are_bound_to_sqlite_as_copies(tmp_path: Path)
     assert all(_unbound(getattr(e, f)) for e in catalog.entries.values()
                for f in rows._ENTRY)
     assert all(_unbound(g.label) for kind in GroupKind for g in catalog.groups[kind].values())
+
+
+def test_a_hubs_listings_are_sent_as_where_their_rows_are_and_read_where_taken(
+        tmp_path: Path) -> None:
+    """A hub unit's slice carries its listings as the model's rows they are (the database,
+    the model, the rows' numbers): the worker reads the entries, each once, in the lists'
+    order; read without pickling, they are the same. Rows gone by then fail in one line."""
+    import pickle
+    from contextlib import closing
+    from dataclasses import replace
+
+    from errdocs.catalog.entries import CarriedTable, carried
+    from errdocs.catalog.texts import RowTexts
+    from errdocs.errors import BuildFailed
+
+    data = _with_relatives(synth.write(60, tmp_path / "data.jsonl", seed=11))
+    catalog = build_catalog(x.record for x in scan([data], tmp_path / "work").lights)
+    path = tmp_path / "catalog.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        for statement in rows.TABLES:
+            db.execute(statement)
+        rows.write_model(db, 4, build_catalog([]))  # another model beside it is not read
+        rows.write_model(db, 3, catalog)
+        db.commit()
+    written = replace(catalog, texts=RowTexts(path, 3))  # (what the memo goes on with)
+    groups = [g.entries for kind in (GroupKind.TAG, GroupKind.CATEGORY, GroupKind.REPO)
+              for g in list(catalog.groups[kind].values())[:2]]
+    assert rows.stored_lists(groups, catalog) is None  # its texts are not the rows'
+    lists = rows.stored_lists(groups, written)
+    assert lists is not None
+    sent = pickle.dumps(lists)
+    back = pickle.loads(sent)
+    for made in (back, lists):
+        assert [list(m) for m in made] == [list(g) for g in groups]
+    assert type(back[0].table) is CarriedTable and back[0].table is back[-1].table
+    shown = {e.record_id for g in groups for e in g}
+    assert 0 < len(back[0].table) == len(shown) < len(catalog.entries)
+    assert list(back[0].table) == [i for i in catalog.entries if i in shown]  # (model order)
+    # Four bytes a row, not the entries (their text, each once: what was sent before).
+    assert 4 * len(sent) < len(pickle.dumps(carried(groups)))
+    assert written.texts.summaries(shown) == catalog.texts.summaries(shown)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("DELETE FROM model_entries WHERE model = 3 AND seq = ?",
+                   (list(catalog.entries).index(next(iter(shown))),))
+        db.commit()
+    with pytest.raises(BuildFailed, match="model 3 are gone; build again"):
+        pickle.loads(sent)

@@ -30,8 +30,9 @@ from mkdocs.structure.files import File
 from errdocs.catalog.entries import carried
 from errdocs.catalog.lights import Light, LightsById
 from errdocs.catalog.model import Catalog, Group, GroupKind
+from errdocs.catalog.rows import stored_lists
 from errdocs.catalog.scan import read_records
-from errdocs.catalog.texts import HeldTexts
+from errdocs.catalog.texts import HeldTexts, Texts
 from errdocs.errors import BuildFailed, naming
 from errdocs.pages.exports import record_companions
 from errdocs.pages.permalinks import Addresses, api_record_file, id_file
@@ -473,14 +474,18 @@ def for_unit(ctx: Context, unit: Unit) -> tuple[Context, Unit]:
             related[record_id] = lists = catalog.related(light.record)
             for other in (*lists.same_message, *lists.same_file, *lists.same_category):
                 entries[other] = catalog.entries[other]
-    texts = HeldTexts()
+    texts: Texts = HeldTexts()
     if unit.kind is UnitKind.HUB:
         chosen = list(_groups(ctx, unit))
-        listed = carried(g.entries for g in chosen)  # each entry packed once
+        stored = stored_lists([g.entries for g in chosen], catalog)
+        if stored is not None:  # read by the worker, summaries too (the rows hold them)
+            listed, texts = stored, catalog.texts
+        else:
+            listed = carried(g.entries for g in chosen)  # each entry packed once
+            # The summaries its listings show (read here: the catalogue holds none).
+            texts = HeldTexts(catalog.texts.summaries(listed[0].table if listed else ()))
         for group, members in zip(chosen, listed, strict=True):
             groups[group.kind][group.key] = replace(group, entries=members)
-        # The summaries its listings show (read here: the catalogue holds none).
-        texts = HeldTexts(catalog.texts.summaries(listed[0].table if listed else ()))
     root, changes = unit.kind is UnitKind.ROOT, unit.kind is UnitKind.CHANGES
     sliced = Catalog(entries, groups, catalog.relations.only(related), texts)
     return replace(ctx, catalog=sliced, lights=lights,
