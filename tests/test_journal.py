@@ -70,6 +70,16 @@ def test_a_journal_not_held_reads_back_as_a_held_one(
         assert journal.record(unheld, {}, iter(writes), held=False) == {}
         assert (unheld / journal.FILE).exists() == bool(writes)
         assert journal.read(unheld) == journal.read(held) == kept
-        if kept:  # a killed build's journal there: merged and returned, as when held
-            both = journal.record(unheld, kept, then, held=False)
-            assert both == journal.record(held, kept, then) == journal.read(unheld)
+        if kept:  # a killed build's journal there: merged as when held, emptied, not copied
+            then = list(dict(then).items())
+            given = dict(kept)
+            assert journal.record(unheld, given, then, held=False) == {} == given
+            assert journal.read(unheld) == journal.record(held, dict(kept), then)
+
+
+def test_an_unreadable_journal_not_held_gives_way_to_this_builds_pages(tmp_path: Path) -> None:
+    (tmp_path / journal.FILE).write_text("{not json", "utf-8")
+    pending = journal.read(tmp_path)
+    assert pending == {"": ()}
+    journal.record(tmp_path, pending, [("a.md", "0123456789abcdef0123")], held=False)
+    assert journal.read(tmp_path) == {"a.md": ("0123456789abcdef",)}
