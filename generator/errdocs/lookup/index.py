@@ -247,7 +247,7 @@ def build_index(records: Iterable[Record], catalog: Catalog, *, javascript: bool
     del memo
     ids = prepared.ids
     # Record numbers in page order: 4 bytes each, not an int object and a list's slot.
-    order = array("L", sorted(range(len(ids)), key=lambda n: entries[ids[n]].path))
+    order = array("I", sorted(range(len(ids)), key=lambda n: entries[ids[n]].path))
     frequency = Counter(w for n in range(len(ids)) for w in _all_words(prepared, n))
     common = max(SECOND_KEY_MAX, len(ids) // 2000)
     targets: list[Target] | SiteTargets = SiteTargets() if site else []
