@@ -29,7 +29,7 @@ from errdocs.catalog.entries import CarriedTable, Entry, EntryList, EntryTable
 from errdocs.catalog.model import Catalog, Group, GroupKind, group_key
 from errdocs.catalog.related import Relations, repo_runs
 from errdocs.catalog.store import unshared
-from errdocs.catalog.texts import BATCH, RowTexts
+from errdocs.catalog.texts import BATCH, READ_WAIT, RowTexts
 from errdocs.errors import BuildFailed
 
 TABLES = (
@@ -221,7 +221,7 @@ def read_stored(path: Path, model: int, seqs: array[int]) -> Iterator[Entry]:
     common: dict[str, str] = {}
     try:
         with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                     isolation_level=None)) as db:
+                                     isolation_level=None, timeout=READ_WAIT)) as db:
             for start in range(0, len(seqs), BATCH):
                 batch = seqs[start:start + BATCH]
                 found = db.execute(

@@ -28,6 +28,10 @@ from errdocs.pages.short import summary_of
 BATCH = 500
 """Records whose summaries one query reads (SQLite takes at most 999 parameters in older
 versions)."""
+READ_WAIT = 60.0
+"""Seconds a read of the catalogue's rows waits for a writer's lock: a hub unit's worker reads
+them while the build process writes each built unit's row (short transactions; SQLite's
+default wait, 5 s, is short on a loaded machine)."""
 
 
 def summary_key(summary: str) -> int:
@@ -142,7 +146,8 @@ class RowTexts(Texts):
         try:
             if self._db is None:
                 self._db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                           isolation_level=None, check_same_thread=False)
+                                           isolation_level=None, check_same_thread=False,
+                                           timeout=READ_WAIT)
             return self._db.execute(query, parameters).fetchall()
         except sqlite3.Error as exc:
             raise BuildFailed(f"{self.path}: the catalogue's rows cannot be read ({exc}); "
