@@ -146,22 +146,23 @@ def stored_lists(lists: Sequence[Sequence[Entry]], catalog: Catalog) -> list[Ent
     entries, texts = catalog.entries, catalog.texts
     if not isinstance(texts, RowTexts) or type(entries) is not EntryTable:
         return None
-    rows = [members.rows_of(entries) if isinstance(members, EntryList) else None
-            for members in lists]
-    if any(r is None for r in rows):
-        return None
+    rows = []
+    for members in lists:
+        numbers = members.rows_of(entries) if isinstance(members, EntryList) else None
+        if numbers is None:
+            return None
+        rows.append(numbers)
     # (a table's rows are numbered in its order, as the model's seq is: see _rows)
     wanted = bytearray(len(entries))
     for numbers in rows:
-        for seq in numbers or ():
+        for seq in numbers:
             wanted[seq] = 1
     seqs = array(_UINT32, (seq for seq, flag in enumerate(wanted) if flag))
     position = array(_UINT32, bytes(4 * len(entries)))
     for at, seq in enumerate(seqs):
         position[seq] = at
     table = StoredTable(texts.path, texts.model, seqs)
-    return [EntryList(table, array("I", map(position.__getitem__, numbers or ())))
-            for numbers in rows]
+    return [EntryList(table, array("I", map(position.__getitem__, numbers))) for numbers in rows]
 
 
 class StoredTable(CarriedTable):
