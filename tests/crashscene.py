@@ -38,7 +38,7 @@ def steady(patch: pytest.MonkeyPatch) -> None:
     patch.setenv("ERRDOCS_PROGRESS", "off")
 
 LEFTOVER = re.compile(r"(^|/)(site\.new|\.tmp-[^/]*|[^/]*\.tmp|[^/]*\.new|\.[^/]*-new-[^/]*"
-                      r"|\.[^/]*-previous|bundle-[^/]*|journal\.json)(/|$)")
+                      r"|\.[^/]*-previous|bundle-[^/]*)(/|$)")
 """What a killed or failed build may leave and the next build must have removed."""
 
 

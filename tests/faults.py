@@ -20,7 +20,9 @@ The swap of the new site with the old one (``merge._exchange``, a ``renameat2`` 
 made through ctypes) is counted too, and so is each commit of an SQLite database (the
 catalogue, the history): SQLite writes from C, so ``sqlite3.connect`` gives connections whose
 ``COMMIT`` is counted as ``sqlite`` and fails as SQLite fails (``SQLITE_FULL``,
-``SQLITE_IOERR``, ``SQLITE_READONLY``). Two-path calls are logged with the path they write.
+``SQLITE_IOERR``, ``SQLITE_READONLY``); a commit that writes the catalogue's journal is
+logged as ``catalog.sqlite#journal`` (:data:`_MARKED`). Two-path calls are logged with the
+path they write.
 
 Forked children inherit the wrappers (each counts for itself): the crash suite runs builds
 with one job so the count is the build's.
@@ -33,6 +35,7 @@ import errno
 import io
 import json
 import os
+import re
 import signal
 import sqlite3
 import sys
@@ -107,22 +110,42 @@ _SQLITE_ERRORS = {"ENOSPC": ("SQLITE_FULL", "database or disk is full"),
                   "EACCES": ("SQLITE_READONLY", "attempt to write a readonly database")}
 
 
+_MARKED = re.compile(r"^\s*(?:INSERT\b.*?\bINTO|DELETE\s+FROM|UPDATE(?:\s+OR\s+\w+)?)\s+"
+                     r"(journal)\b", re.IGNORECASE | re.DOTALL)
+"""A write to a table whose commits are told apart from the others of its database: the
+catalogue's journal (:mod:`errdocs.site.journal`), the one write before the units' that makes
+their pages' Markdown safe to rewrite. Its commit is logged as ``catalog.sqlite#journal``."""
+
+
 class _Counted(sqlite3.Connection):
     """A connection whose commits count as writes of its database file."""
 
     database = ""
+    marked = ""
+    """:data:`_MARKED`'s table this transaction wrote, if any."""
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         if sql.strip().upper().startswith(("COMMIT", "END")):
-            _count_commit(self.database)
+            _count_commit(self.database, self.marked)
+            self.marked = ""
+        self._note(sql)
         return super().execute(sql, *args)
 
+    def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        self._note(sql)
+        return super().executemany(sql, *args)
+
     def commit(self) -> None:
-        _count_commit(self.database)
+        _count_commit(self.database, self.marked)
+        self.marked = ""
         super().commit()
 
+    def _note(self, sql: str) -> None:
+        if match := _MARKED.match(sql):
+            self.marked = match.group(1).lower()
 
-def _count_commit(database: str) -> None:
+
+def _count_commit(database: str, marked: str = "") -> None:
     plan = _plan
     path = os.path.abspath(database) if database else ""
     if plan is None or not (path + "/").startswith(plan.root + "/"):
@@ -130,7 +153,7 @@ def _count_commit(database: str) -> None:
     relative = os.path.relpath(path, plan.root)
     if plan.match not in relative or plan.operation not in ("", "sqlite"):
         return
-    plan.log.append(("sqlite", relative))
+    plan.log.append(("sqlite", f"{relative}#{marked}" if marked else relative))
     if len(plan.log) != plan.k or plan.action in ("record", "pause"):
         return
     if plan.action == "kill":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,8 @@ def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> 
     config = str(project / "mkdocs.yml")
     work = project / ".errdocs"
     work.mkdir()
-    for name in ("scan-cache.pickle", "lookup-memo.pickle"):  # an earlier errdocs' caches
+    for name in ("scan-cache.pickle", "lookup-memo.pickle", "journal.json"):  # an earlier
+        # errdocs' caches and journal (its catalogue is emptied: every page rendered again)
         (work / name).write_bytes(b"old")
     first = CliRunner().invoke(main, ["generate", str(SAMPLE), "-f", config])
     assert first.exit_code == 0, first.output
@@ -68,9 +70,18 @@ def test_generate_writes_pages_then_nothing_on_the_second_run(project: Path) -> 
                              "230 unchanged, 0 removed\n")
     assert (project / "docs" / "errors" / "index.md").is_file()
     assert (project / "docs" / "index.md").read_text() == (ROOT / "docs" / "index.md").read_text()
-    # The pickles are gone; the journal names the pages no unit built yet (the next build's).
-    assert sorted(p.name for p in work.glob("*.*")) == ["build.lock", "catalog.sqlite",
-                                                        "journal.json"]
+    # The pickles and the JSON journal are gone; the catalogue's journal names the pages no
+    # unit built yet (the next build's).
+    assert sorted(p.name for p in work.glob("*.*")) == ["build.lock", "catalog.sqlite"]
+    with sqlite3.connect(work / "catalog.sqlite") as db:
+        recorded = {page for page, in db.execute("SELECT page FROM journal")}
+    generated = {p.relative_to(project / "docs" / "errors").as_posix()
+                 for p in (project / "docs" / "errors").rglob("*.md")}
+    # The record units' 40 pages and the hub units' listings: not the root unit's pages (the
+    # index pages and the home page's), written before any unit.
+    assert recorded < generated and len(recorded) == 121
+    assert {"changes/index.md", "lumen-dev/promptdeck/index.md"} <= recorded
+    assert not recorded & {"index.md", ".home.md", "tags/index.md", "repos/index.md"}
 
 
 def test_strict_build_with_bad_records_changes_nothing(project: Path, tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from errdocs.errors import _HINTS
+from errdocs.site import journal
 
 from . import faults
 from .crashscene import (
@@ -42,11 +43,11 @@ pytestmark = pytest.mark.slow
 
 _STAGES = [(re.compile(pattern), stage) for pattern, stage in (
     (r"^\.errdocs/build\.lock$", "lock"),
+    (r"^\.errdocs/catalog\.sqlite#journal$", "journal"),
     (r"^\.errdocs/(catalog\.sqlite|lookup-memo)", "caches"),
     (r"^\.errdocs/sites/[^/]+/history\.sqlite$", "history"),
     (r"^docs/errors/\.errdocs-manifest\.json$", "manifest"),
     (r"^docs/errors/", "generated pages"),
-    (r"^\.errdocs/journal\.json$", "journal"),
     (r"^\.errdocs/(templates(/|$)|units/[^/]+/(pages\.json|mkdocs\.yml)$)", "unit set-up"),
     (r"^\.errdocs/units/[^/]+/site\.new(/|$)", "unit output"),
     (r"^\.errdocs/units/[^/]+/(\.errdocs/|files-|stamp\.json$)", "unit records"),
@@ -125,6 +126,7 @@ def _check_next_build(scene: Scene, case: Path, dataset: str, scratch: Path,
     left = sorted(p.relative_to(work).as_posix() for p in work.rglob("*")
                   if LEFTOVER.search(p.relative_to(work).as_posix()))
     assert left == []
+    assert not journal.read(work), "the journal's pages, once every unit is built"
     assert not [p for p in (case / "docs").rglob(".tmp-*")]
     _no_bigger(footprint(work), clean[dataset], scene)
 

@@ -1,85 +1,70 @@
 """The journal of pages an unfinished build may have rewritten (:mod:`errdocs.site.journal`):
-written a part at a time as the one JSON object it always was, read back as written."""
+rows of the catalogue, read a unit's pages at a time."""
 
 from __future__ import annotations
 
-import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from errdocs.catalog.store import FILE, Catalogue
 from errdocs.site import journal
+from errdocs.units.keys import PathKeys
+from errdocs.units.plan import Unit, UnitKind
 
-_KEYS = st.text("0123456789abcdef", min_size=16, max_size=64)
-_WRITES = st.lists(st.tuples(st.text(st.characters(codec="utf-8"), min_size=1, max_size=10),
-                             _KEYS), max_size=20)
+_KEYS = st.text("0123456789abcdef", min_size=32, max_size=32)
+_PAGES = st.text(st.characters(codec="utf-8"), min_size=1, max_size=10)
+_WRITES = st.lists(st.tuples(_PAGES, _KEYS), max_size=20)
+
+
+def _unit(pages: dict[str, str], kind: UnitKind = UnitKind.RECORDS) -> Unit:
+    return Unit("rec-0000", kind, (), "key", PathKeys.of(pages.items()))
 
 
 @settings(max_examples=60, deadline=None)
-@given(first=_WRITES, then=_WRITES, part=st.integers(1, 3))
-def test_the_journal_is_written_as_one_json_object_and_read_back(
+@given(first=_WRITES, then=_WRITES, now=st.dictionaries(_PAGES, _KEYS, max_size=20),
+       batch=st.integers(1, 3))
+def test_a_page_is_unsettled_when_a_key_recorded_for_it_is_not_its_key_now(
         tmp_path_factory: pytest.TempPathFactory, first: list[tuple[str, str]],
-        then: list[tuple[str, str]], part: int) -> None:
+        then: list[tuple[str, str]], now: dict[str, str], batch: int) -> None:
     work = tmp_path_factory.mktemp("work")
+    Catalogue(work).commit()  # a build's scan made it
+    assert not journal.read(work)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal, "_PART", part)
-        kept = journal.record(work, journal.record(work, {}, first), then)
-    expected: dict[str, set[str]] = {}
-    for page, key in first + then:
-        expected.setdefault(page, set()).add(key[:16])
-    assert kept == {page: tuple(sorted(keys)) for page, keys in expected.items()}
-    if not expected:
-        assert not (work / journal.FILE).exists()
-        return
-    text = (work / journal.FILE).read_text("utf-8")
-    assert text == json.dumps({"pages": {p: sorted(k) for p, k in sorted(expected.items())}})
-    assert journal.read(work) == kept
+        patch.setattr(journal, "BATCH", batch)  # pages a query
+        kept = journal.record(work, journal.record(work, journal.read(work), first), then)
+        recorded: dict[str, set[str]] = {}
+        for page, key in first + then:
+            recorded.setdefault(page, set()).add(key[:16])
+        assert bool(kept) == bool(recorded) == bool(journal.read(work))
+        # Also a page written again with its key now: recorded with another, it may hold either.
+        now = {**now, **dict(then[:2])}
+        expected = {page for page, key in now.items()
+                    if page in recorded and recorded[page] != {key[:16]}}
+        assert journal.unsettled(journal.read(work), _unit(now)) == expected
+        assert journal.unsettled(journal.read(work), _unit(now, UnitKind.DATA)) == set()
 
 
-def test_a_journal_not_as_written_distrusts_every_page(tmp_path: Path) -> None:
-    (tmp_path / journal.FILE).write_text('{"pages": {"a": [1]}}', "utf-8")
-    assert journal.read(tmp_path) == {"": ()}
+def test_a_build_of_the_whole_plan_empties_the_journal(tmp_path: Path) -> None:
+    pages = {"a.md": "0123456789abcdef" * 2, "b.md": "fedcba9876543210" * 2}
+    kept = journal.record(tmp_path, journal.read(tmp_path), pages.items())
+    assert journal.unsettled(journal.read(tmp_path), _unit({"a.md": "1" * 32})) == {"a.md"}
+    journal.settle(tmp_path, kept, [_unit({"a.md": "1" * 32})])  # a slice's unit built
+    assert journal.unsettled(journal.read(tmp_path), _unit({"a.md": "1" * 32,
+                                                            "b.md": "2" * 32})) == {"b.md"}
+    journal.settle(tmp_path, kept, None)
+    assert not journal.read(tmp_path)
+    assert journal.unsettled(kept, _unit({"b.md": "2" * 32})) == set()
 
 
-def test_a_build_of_the_whole_plan_removes_the_journal_whatever_it_was_given(
-        tmp_path: Path) -> None:
-    # A build process that had its plan made in a child process drops the journal's pages
-    # (every page in a cold build): once every unit is built, the journal goes all the same.
-    journal.record(tmp_path, {}, [("a.md", "0123456789abcdef"), ("b.md", "fedcba9876543210")])
-    assert (tmp_path / journal.FILE).is_file()
-    journal.settle(tmp_path, {}, None)
-    assert not (tmp_path / journal.FILE).exists()
-    assert journal.read(tmp_path) == {}
-    journal.settle(tmp_path, {}, None)  # no journal: nothing to do
-
-
-@settings(max_examples=60, deadline=None)
-@given(writes=_WRITES, then=_WRITES, part=st.integers(1, 3))
-def test_a_journal_not_held_reads_back_as_a_held_one(
-        tmp_path_factory: pytest.TempPathFactory, writes: list[tuple[str, str]],
-        then: list[tuple[str, str]], part: int) -> None:
-    """A build of the whole plan holds no journal: written as its pages come (each once),
-    it reads back as the held one; over a journal there already, it is the held one."""
-    writes = list(dict(writes).items())  # a page once (a page is one unit's)
-    held, unheld = tmp_path_factory.mktemp("held"), tmp_path_factory.mktemp("unheld")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(journal, "_PART", part)
-        kept = journal.record(held, {}, writes)
-        assert journal.record(unheld, {}, iter(writes), held=False) == {}
-        assert (unheld / journal.FILE).exists() == bool(writes)
-        assert journal.read(unheld) == journal.read(held) == kept
-        if kept:  # a killed build's journal there: merged as when held, emptied, not copied
-            then = list(dict(then).items())
-            given = dict(kept)
-            assert journal.record(unheld, given, then, held=False) == {} == given
-            assert journal.read(unheld) == journal.record(held, dict(kept), then)
-
-
-def test_an_unreadable_journal_not_held_gives_way_to_this_builds_pages(tmp_path: Path) -> None:
-    (tmp_path / journal.FILE).write_text("{not json", "utf-8")
+def test_a_journal_that_cannot_be_read_distrusts_every_page(tmp_path: Path) -> None:
+    journal.record(tmp_path, journal.read(tmp_path), [("a.md", "0" * 32)])
+    with sqlite3.connect(tmp_path / FILE) as db:  # damaged as no errdocs writes it
+        db.execute("ALTER TABLE journal RENAME TO other")
     pending = journal.read(tmp_path)
-    assert pending == {"": ()}
-    journal.record(tmp_path, pending, [("a.md", "0123456789abcdef0123")], held=False)
-    assert journal.read(tmp_path) == {"a.md": ("0123456789abcdef",)}
+    assert pending.damaged
+    assert journal.unsettled(pending, _unit({"b.md": "1" * 32, "c.md": "2" * 32})) == {
+        "b.md", "c.md"}

@@ -148,7 +148,8 @@ from errdocs.units.workers import Workers, spill, taken_row, write_row
 _H1 = re.compile(rb"^# .*$", re.MULTILINE)
 _DATED = (UnitKind.ROOT, UnitKind.HUB, UnitKind.RECORDS, UnitKind.CHANGES)
 """Units MkDocs builds, whose pages have sitemap dates."""
-_OBSOLETE = frozenset({"scan-cache.pickle", "scan-cache.pickle.new", "lookup-memo.pickle"})
+_OBSOLETE = frozenset({"scan-cache.pickle", "scan-cache.pickle.new", "lookup-memo.pickle",
+                       journal.OBSOLETE})
 """What earlier errdocs kept in the work folder, now in the catalogue (``catalog.sqlite``)."""
 _WRITTEN = (UnitKind.RECORDS, UnitKind.HUB, UnitKind.CHANGES)
 """Units that write their pages' Markdown (the root's is written before any unit)."""
@@ -392,9 +393,7 @@ def _plan(settings: Settings, paths: list[Path], strict: bool, selection: Slice 
              + sum(len(ctx.root_pages) for u in dirty if u.kind is UnitKind.ROOT),
              len(dirty), len(units), enabled=show_progress)
     _carry_dates(settings, prepared, dirty)
-    # Recorded before any unit writes a page.
-    # (A build of the whole plan deletes the journal at its end: it is not held.)
-    pending = journal.record(work, pending, _writes(dirty, todo), held=selection is not None)
+    pending = journal.record(work, pending, _writes(dirty, todo))  # before any unit writes
     del todo  # (every page of a cold build: not held while the units build)
     _invalidate(work, dirty, units)
     return _Planned(prepared, ctx, chosen, dirty, pending)
@@ -432,8 +431,6 @@ def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_ver
         with RecordedHistory(site_folder(work, settings.site_dir), keep_versions,
                              reset=reset_history, to=work / WRITES) as past:
             planned = plan(past, lambda: asking("docs"), lambda: asking("put_right"))
-        if whole:  # the journal's pages (a cold build's every page) are not held while the
-            planned = replace(planned, pending={})  # slices are made (_kept_of drops them)
         for unit in planned.dirty:
             spill(planned.ctx, unit, written)
             write_row(planned.ctx, unit, built_from(planned.ctx, unit), written)
@@ -449,10 +446,9 @@ def _planned_elsewhere(asking: Asking, plan: _Plan, settings: Settings, keep_ver
 def _kept_of(planned: _Planned, whole: bool) -> _Planned:
     """What the build process needs of a plan made in a child process, whose units have
     their slices and rows written: not the catalogue nor the records; nor, for a build of the
-    whole plan (``whole``), the units' page keys (the merge needs their names and keys), the
-    journal's pages (it goes once every unit is built) or the pages found absent (each of
-    these is every page in a cold build: ~760,000 at 310,000 records), nor the units'
-    members."""
+    whole plan (``whole``), the units' page keys (the merge needs their names and keys) or
+    the pages found absent (each of these is every page in a cold build: ~430,000 at 310,000
+    records), nor the units' members."""
     bare = _records_dropped(planned.prepared)
     if not whole:
         return replace(planned, prepared=bare, elsewhere=bare.ctx.work_dir / WRITES,
@@ -463,7 +459,8 @@ def _kept_of(planned: _Planned, whole: bool) -> _Planned:
              for u in bare.units}
     return _Planned(replace(bare, units=list(units.values())),
                     bare.ctx, [units[u.name] for u in planned.chosen],
-                    [units[u.name] for u in planned.dirty], {}, bare.ctx.work_dir / WRITES)
+                    [units[u.name] for u in planned.dirty], planned.pending,
+                    bare.ctx.work_dir / WRITES)
 
 
 def _planned_in_child(plan: _Plan, settings: Settings, keep_versions: int,

@@ -21,6 +21,8 @@ What the scan learns about the inputs, kept between runs:
 - ``units``: what each unit's output was built from (:mod:`errdocs.units.state`), a fact about
   an output on disk, written by the build in transactions of their own: removed before the
   output is touched and written once it is complete.
+- ``journal``: the pages an unfinished build may have rewritten (:mod:`errdocs.site.journal`),
+  written by the build before its units write, removed once they are all built.
 
 Everything else here is a fact about the inputs' bytes (a line's hash, a file's hash), never about a
 build's outcome, so the scan commits it at once, in one transaction: a build that fails later
@@ -44,7 +46,7 @@ from errdocs.code import code_digest
 from errdocs.errors import BuildFailed, sqlite_failure
 
 FILE = "catalog.sqlite"
-FORMAT = "6"
+FORMAT = "7"
 """The layout; a catalogue of another is emptied (it is only a cache of the inputs and of what
 the units' outputs were built from: their units are built again)."""
 BLOCK = 1 << 20
@@ -84,10 +86,12 @@ CREATE TABLE IF NOT EXISTS memo_patterns (
     PRIMARY KEY (text, browser)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS units (
     name TEXT PRIMARY KEY, key TEXT NOT NULL, global TEXT NOT NULL, render TEXT NOT NULL,
-    pages TEXT NOT NULL, lines TEXT NOT NULL, searchable INTEGER NOT NULL) WITHOUT ROWID
+    pages TEXT NOT NULL, lines TEXT NOT NULL, searchable INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS journal (
+    page TEXT NOT NULL, key BLOB NOT NULL, PRIMARY KEY (page, key)) WITHOUT ROWID
 """
 _TABLES = ("meta", "records", "inputs", "lines", "memo_patterns", "memo_templates", "units",
-           "model_entries", "model_groups", "model_links")
+           "journal", "model_entries", "model_groups", "model_links")
 """Emptied with another layout. The ``model_`` tables are the memo's
 (:mod:`errdocs.catalog.rows`): another errdocs' may have other columns. ``memo_templates`` is
 an earlier errdocs' (the lookup's memo of message templates), dropped with the rest."""
