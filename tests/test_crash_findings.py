@@ -82,8 +82,9 @@ def test_a_killed_build_leaves_no_page_to_a_build_of_other_data(scene: Scene) ->
 def test_a_kill_in_another_unit_count_leaves_no_stale_page(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A build with fewer records (fewer record units) killed after its units rewrote a
-    page's Markdown: the unit that holds the page in the larger plan is still current, and
-    must write it again (the journal)."""
+    page's Markdown: the unit that holds the page in the larger plan must not count as
+    current (the killed build removed the rows of the other plan's units before any unit
+    wrote) and writes it again."""
     monkeypatch.setattr(shards, "UNIT_SIZE", 2)
     values = [json.loads(line) for line in SAMPLE.read_text("utf-8").splitlines()[:6]]
     for value in values:  # one listing page per kind of group: few hub units
@@ -102,6 +103,29 @@ def test_a_kill_in_another_unit_count_leaves_no_stale_page(
     assert faults.run_forked(build(project, small), plan, tmp_path).code == -9
     normal(project, big, tmp_path)
     assert state(project) == _cold(tmp_path, big)
+
+
+def test_pages_generate_wrote_for_other_data_are_written_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``generate`` writes the Markdown of other data into the generated tree and seals it
+    (no page looks written into): the units built from the earlier data are still current,
+    and the build must write those pages again (the journal)."""
+    monkeypatch.setenv("ERRDOCS_PROGRESS", "off")
+    values = [json.loads(line) for line in SAMPLE.read_text("utf-8").splitlines()[:3]]
+    first = tmp_path / "first.jsonl"
+    first.write_text("".join(json.dumps(v) + "\n" for v in values), "utf-8")
+    values[1]["record"]["solutions"] = ["Changed in the other data set."]
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(json.dumps(v) + "\n" for v in values), "utf-8")
+    project = copy_project(tmp_path / "project")
+    normal(project, first, tmp_path)
+    generated = faults.run_forked(lambda: main(["generate", str(other), "-f", str(
+        project / "mkdocs.yml")], prog_name="errdocs"), None, tmp_path)
+    assert generated.code == 0 and " 0 errors" in generated.stdout, generated
+    assert any("Changed in the other" in p.read_text("utf-8")
+               for p in (project / "docs" / "errors").rglob("*.md"))
+    normal(project, first, tmp_path)
+    assert state(project) == _cold(tmp_path, first)
 
 
 def test_what_killed_builds_and_bundles_left_is_removed(scene: Scene) -> None:

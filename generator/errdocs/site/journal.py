@@ -8,7 +8,9 @@ current and would never write it again. So before any unit is built, the build r
 key (:attr:`Unit.page_keys`, which decides the Markdown) of every page it will render, in the
 catalogue's table ``journal`` (a row a page and key, committed). A later build renders again,
 whatever its unit, every recorded page whose key now is another than one recorded: its Markdown
-may be either. The rows go once every unit of the plan is built.
+may be either. The rows go once every unit of the plan is built. ``generate`` records the pages
+it writes too: it seals the generated tree, so they do not look written into by hand
+(:mod:`errdocs.site.edits`) to the next build, whose units may be current.
 
 The pages stay in the catalogue: a build reads those of one unit at a time (a cold build
 records every page: ~430,000 at 310,000 records, +179 MB to the next build's plan when it read
