@@ -227,6 +227,38 @@ def test_a_new_global_key_keeps_every_page_key(tmp_path: Path,
     assert plan.page_units(lights, catalog, "other", previous) == afresh
 
 
+def test_units_read_from_the_memo_hold_the_catalogues_strings(tmp_path: Path) -> None:
+    """The units a build takes from the memo are those it kept, read with the catalogue's
+    own strings (:func:`plan.shared_strings`): each record unit's record ids and page paths,
+    each hub unit's groups' first pages; not copies."""
+    lights = scan([synth.write(300, tmp_path / "data.jsonl", seed=5)], tmp_path / "w").lights
+    catalog = build_catalog(x.record for x in lights)
+    units = plan.page_units(lights, catalog, "global")
+    kept = memo.Memo(tmp_path / "w")
+    made = kept.get(memo.UNITS, "key", lambda: units, memo.units_data_of("lines"),
+                    lambda data: memo.units_from_data(data)[1])
+    kept.save()
+    read = memo.Memo(tmp_path / "w").get(
+        memo.UNITS, "key", lambda: pytest.fail("not taken"), memo.units_data_of("lines"),
+        lambda data: memo.units_from_data(data)[1], plan.shared_strings(catalog))
+    assert read == made == units
+    kinds = {u.kind for u in read}
+    assert kinds == {plan.UnitKind.RECORDS, plan.UnitKind.HUB}
+    firsts = {g.path: g for kind in catalog.groups for g in catalog.groups[kind].values()}
+    shared = 0
+    for unit in read:
+        if unit.kind is plan.UnitKind.RECORDS:
+            for record_id, path in zip(unit.members, unit.page_keys.paths, strict=True):
+                entry = catalog.entries[record_id]
+                assert record_id is entry.record_id and path is entry.path
+                shared += 1
+        else:
+            for path in unit.page_keys.paths:
+                assert path not in firsts or path is firsts[path].path
+                shared += path in firsts
+    assert shared == len(lights) + len(firsts)
+
+
 def test_a_line_changed_past_its_entry_hashes_its_page_alone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Records changed only in what listings and related lists do not show (their example

@@ -133,6 +133,7 @@ from errdocs.units.plan import (
     page_units,
     plan,
     render_key,
+    shared_strings,
     stable_hash,
     units_data,
     units_for,
@@ -848,7 +849,8 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     pages = memo.get(UNITS, units_key(lines, everything),
                      lambda: _page_units(memo, (lines, model), rendering, lights, catalog,
                                          everything, earlier),
-                     units_data_of(lines), lambda data: units_from_data(data)[1])
+                     units_data_of(lines), lambda data: units_from_data(data)[1],
+                     shared_strings(catalog))
     files = PathKeys.joined((boxes.files, filters.files, PathKeys.of(static_keys)))
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
                          lambda: data_units(files, everything), units_data, units_from)

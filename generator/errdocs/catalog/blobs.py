@@ -14,7 +14,7 @@ import hashlib
 import io
 import marshal
 import sqlite3
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, Protocol
 
 from errdocs.collector import collector_paused
@@ -70,16 +70,17 @@ def write_items(db: sqlite3.Connection, table: str, column: str, rowid: int,
 
 
 def read_items(db: sqlite3.Connection, table: str, column: str, rowid: int,
-               digest: bytes) -> list[Any] | None:
-    """The items :func:`write_items` wrote there, read a block at a time; ``None`` when the
-    bytes are not the ones ``digest`` was made of. Raises one of :data:`FAILED` when they are
-    but do not decode (another errdocs' bytes)."""
+               digest: bytes, each: Callable[[Any], Any] | None = None) -> list[Any] | None:
+    """The items :func:`write_items` wrote there, read a block at a time (``each``: what is
+    kept of each item, as it is read); ``None`` when the bytes are not the ones ``digest`` was
+    made of. Raises one of :data:`FAILED` when they are but do not decode (another errdocs'
+    bytes)."""
     with db.blobopen(table, column, rowid, readonly=True) as handle:
         if digest_of(handle) != digest:
             return None
         handle.seek(0)
         with collector_paused():
-            return items_of(handle)
+            return items_of(handle, each)
 
 
 class Source(Protocol):
@@ -111,14 +112,16 @@ def digest_of(handle: Source) -> bytes:
     return bytes(digest.digest())
 
 
-def items_of(handle: Source) -> list[Any]:
+def items_of(handle: Source, each: Callable[[Any], Any] | None = None) -> list[Any]:
     """The items of bytes :func:`blocks` made, read a block at a time (raising one of
-    :data:`FAILED` when they are not such bytes)."""
+    :data:`FAILED` when they are not such bytes); ``each``: what is kept of each item, made
+    as it is read (the item read is let go at once)."""
     reader = io.BufferedReader(_Reader(handle), BLOCK)
     mark, count = marshal.load(reader)
     if mark != MARK or not isinstance(count, int):
         raise TypeError("not items of errdocs")
-    items = [marshal.load(reader) for _ in range(count)]
+    items = [marshal.load(reader) for _ in range(count)] if each is None else [
+        each(marshal.load(reader)) for _ in range(count)]
     if reader.read(1):
         raise ValueError("bytes after the items")
     return items

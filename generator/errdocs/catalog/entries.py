@@ -156,6 +156,15 @@ class EntryTable(Mapping[str, Entry]):
         """The row of ``record_id``'s entry (KeyError when it has none)."""
         return self._at[record_id]
 
+    def own(self, record_ids: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        """This table's strings of ``record_ids`` and of their pages' paths, in that order
+        (equal to what was given, not copies of it); None when one has no entry."""
+        try:
+            rows = [self._at[record_id] for record_id in record_ids]
+        except KeyError:
+            return None
+        return tuple(map(self._ids.__getitem__, rows)), tuple(map(self._paths.__getitem__, rows))
+
     def members(self, record_ids: Iterable[str]) -> EntryList:
         """The entries of ``record_ids``, in that order, as rows of this table."""
         return EntryList(self, array("I", map(self._at.__getitem__, record_ids)))

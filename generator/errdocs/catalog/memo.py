@@ -160,10 +160,12 @@ class Memo:
         """The rows :meth:`get` took, by name: their key, the decoder and the value."""
 
     def get(self, name: str, key: str, make: Callable[[], T],
-            encode: Callable[[T], Sequence[Any]], decode: Callable[[Any], T]) -> T:
+            encode: Callable[[T], Sequence[Any]], decode: Callable[[Any], T],
+            each: Callable[[Any], Any] | None = None) -> T:
         """The value of row ``name`` when it was kept for ``key``, else ``make()`` (then kept
-        by :meth:`save`)."""
-        taken = self._take(name, key, decode)
+        by :meth:`save`). ``each``: what ``decode`` is given of each item of a kept row, made
+        as the item is read (:func:`errdocs.catalog.blobs.items_of`)."""
+        taken = self._take(name, key, decode, each)
         if taken is not _MISS:
             return taken  # type: ignore[return-value]
         value = make()
@@ -203,11 +205,11 @@ class Memo:
                 self._previous[name] = None if value is _MISS else (found[0], value)
         return self._previous[name]
 
-    def _take(self, name: str, key: str, decode: Callable[[Any], T] | Stored[T]
-              ) -> T | object:
+    def _take(self, name: str, key: str, decode: Callable[[Any], T] | Stored[T],
+              each: Callable[[Any], Any] | None = None) -> T | object:
         """The value of row ``name`` when it was kept for ``key`` and decodes, else
         :data:`_MISS` (not what this module wrote: made again, as without a row)."""
-        found = self._read(name, key)
+        found = self._read(name, key, each)
         taken = _MISS if found is None else self._decoded(found, decode)
         if found is not None and taken is not _MISS:
             # An earlier build's row: what previous() decodes, when it decodes alike.
@@ -296,7 +298,8 @@ class Memo:
             catalogue.commit(prune=False)
         self._new.clear()
 
-    def _read(self, name: str, key: str | None) -> tuple[str, int, list[Any]] | None:
+    def _read(self, name: str, key: str | None, each: Callable[[Any], Any] | None = None
+              ) -> tuple[str, int, list[Any]] | None:
         """The row's key, blob id and items when it was kept for ``key`` (any key: ``None``)
         and its bytes are the bytes written. The bytes are read in blocks, an item at a time,
         never whole (the units' row was 62 MB at 310,000 records)."""
@@ -311,7 +314,7 @@ class Memo:
                 # another: its row was ~150 MB at 310,000 records).
                 if db is None or row is None or (key is not None and row[0] != key):
                     return None
-                items = read_items(db, "memo_blobs", "data", row[2], row[1])
+                items = read_items(db, "memo_blobs", "data", row[2], row[1], each)
                 if items is None:
                     return None
         except (*FAILED, sqlite3.Error):  # no table yet, a damaged catalogue (the scan
