@@ -257,6 +257,13 @@ def test_units_read_from_the_memo_hold_the_catalogues_strings(tmp_path: Path) ->
                 assert path not in firsts or path is firsts[path].path
                 shared += path in firsts
     assert shared == len(lights) + len(firsts)
+    # A refresh reads them as the earlier build's page keys, with the same strings.
+    earlier = memo.Memo(tmp_path / "w").previous(memo.UNITS, memo._page_keys_from,
+                                                 plan.shared_strings(catalog))
+    assert earlier is not None and earlier[1] == ("lines", plan.page_keys_of(units))
+    own = {e.path: e.path for e in catalog.entries.values()} | {p: p for p in firsts}
+    assert all(path is own[path] for path in earlier[1][1] if path in own)
+    assert len(own.keys() & earlier[1][1].keys()) == len(own)
 
 
 def test_a_line_changed_past_its_entry_hashes_its_page_alone(

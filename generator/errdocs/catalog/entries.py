@@ -156,14 +156,21 @@ class EntryTable(Mapping[str, Entry]):
         """The row of ``record_id``'s entry (KeyError when it has none)."""
         return self._at[record_id]
 
-    def own(self, record_ids: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-        """This table's strings of ``record_ids`` and of their pages' paths, in that order
-        (equal to what was given, not copies of it); None when one has no entry."""
-        try:
-            rows = [self._at[record_id] for record_id in record_ids]
-        except KeyError:
-            return None
-        return tuple(map(self._ids.__getitem__, rows)), tuple(map(self._paths.__getitem__, rows))
+    def own(self, record_ids: Iterable[str], paths: Iterable[str]
+            ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``record_ids`` and ``paths`` (each record's page path), one for one, with this
+        table's strings (equal, not copies) where it has the record and its page has that
+        path; ValueError when they are not as many."""
+        ids_out, paths_out = [], []
+        at, own_ids, own_paths = self._at, self._ids, self._paths
+        for record_id, path in zip(record_ids, paths, strict=True):
+            row = at.get(record_id)
+            if row is not None:
+                record_id = own_ids[row]
+                path = own_paths[row] if own_paths[row] == path else path
+            ids_out.append(record_id)
+            paths_out.append(path)
+        return tuple(ids_out), tuple(paths_out)
 
     def members(self, record_ids: Iterable[str]) -> EntryList:
         """The entries of ``record_ids``, in that order, as rows of this table."""

@@ -73,6 +73,7 @@ from errdocs.units.plan import (
     Previous,
     Unit,
     page_keys_of,
+    shared_strings,
     units_data,
     units_from,
 )
@@ -188,17 +189,17 @@ class Memo:
         self._write(name, key, lambda db, blob: (rows.write(db, blob, value),))
         return rows.written(value, self.work / FILE, self._new[name])
 
-    def previous(self, name: str, decode: Callable[[Any], T] | Stored[T]
-                 ) -> tuple[str, T] | None:
+    def previous(self, name: str, decode: Callable[[Any], T] | Stored[T],
+                 each: Callable[[Any], Any] | None = None) -> tuple[str, T] | None:
         """Row ``name`` whatever its key, with its key, when its bytes are the bytes written
         and decode: what an earlier build made for that key (rows made this build are not
         written yet). ``decode`` is the row's (a :class:`Stored` for one kept as rows): each
-        row is read once."""
+        row is read once. ``each``: as for :meth:`get`."""
         taken = self._taken.get(name)
         if name not in self._previous and taken is not None and taken[1] is decode:
             self._previous[name] = (taken[0], taken[2])  # not decoded twice (7 s at 310,000)
         if name not in self._previous:
-            found = self._read(name, None)
+            found = self._read(name, None, each)
             self._previous[name] = None
             if found is not None:
                 value = self._decoded(found, decode)
@@ -466,10 +467,14 @@ def previous_units(memo: Memo, earlier: Earlier | None, model: str,
     """What the page units an earlier build kept tell against this build's model ``catalog``
     (of key ``model``): when they were made from the ``earlier`` model, its entries compared,
     its groups and lists read (:func:`previous_of`); or ``None``."""
-    units = memo.previous(UNITS, _page_keys_from) if earlier else None
+    # Read with this model's strings where it has the same (its record pages' paths, its
+    # listings' first pages'): read as kept, the earlier units were ~60 MB of strings, beside
+    # the dict of every page's key made of them (a 1% refresh's plan peaked at 675 MB at
+    # 310,000 records).
+    units = memo.previous(UNITS, _page_keys_from, shared_strings(catalog)) if earlier else None
     if earlier is None or units is None or units[1][0] != earlier.lines:
         return None
-    keys = _shared_paths(units[1][1], catalog)
+    keys = units[1][1]
     memo.forget_previous()  # (held by the memo, they would not go with the Previous)
     if earlier.model == model:  # the same model (a mkdocs.yml edit; lines changed past entries)
         return Previous.between(catalog, catalog, earlier.redone, keys)
@@ -498,17 +503,9 @@ def _same(now: str, then: str) -> str:
     return now if now == then else then
 
 
-def _shared_paths(keys: dict[str, bytes], catalog: Catalog) -> dict[str, bytes]:
-    """``keys`` (page keys by path, read from the earlier units) by this model's path strings
-    where it has the same path: the record pages' and the listings' first pages'."""
-    paths = {e.path: e.path for e in catalog.entries.values()}
-    paths.update((g.path, g.path) for kind in GroupKind for g in catalog.groups[kind].values())
-    return {paths.get(path, path): key for path, key in keys.items()}
-
-
 def _page_keys_from(data: Any) -> tuple[str, dict[str, bytes]]:
     """The lines key and the page keys (:func:`page_keys_of`) of the page units
-    :func:`units_data_of` kept, without making the units."""
+    :func:`units_data_of` kept."""
     lines, *units = data
     if not isinstance(lines, str):
         raise TypeError("not a lines key")

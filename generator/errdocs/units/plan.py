@@ -352,9 +352,10 @@ def units_from(data: UnitsData) -> list[Unit]:
 def shared_strings(catalog: Catalog) -> Callable[[Any], Any]:
     """What the memo keeps of a unit's :func:`units_data`, as it is read, with the
     catalogue's own strings where it has them: a record unit's record ids and page paths, a
-    hub unit's groups' first pages. Read as they were kept, a build that takes the units
-    held a copy of each (~60 MB at 310,000 records, at its preparation's peak) where a build
-    that makes them holds the catalogue's."""
+    hub unit's groups' first pages (an earlier build's units: where they are the same). Read
+    as they were kept, a build that takes the units held a copy of each (~60 MB at 310,000
+    records, at its preparation's peak) where a build that makes them holds the
+    catalogue's."""
     entries, groups = catalog.entries, catalog.groups
 
     def shared(item: Any) -> Any:
@@ -362,9 +363,8 @@ def shared_strings(catalog: Catalog) -> Callable[[Any], Any]:
             return item  # (the lines key kept before the units)
         name, kind, members, key, paths, digests = item
         if kind == UnitKind.RECORDS.value and isinstance(entries, EntryTable):
-            own = entries.own(members)
-            if own is not None and own[1] == paths:
-                return name, kind, own[0], key, own[1], digests
+            members, paths = entries.own(members, paths)
+            return name, kind, members, key, paths, digests
         elif kind == UnitKind.HUB.value and isinstance(members, tuple):
             firsts = {}
             for member in members:
