@@ -48,6 +48,12 @@ def test_a_page_is_unsettled_when_a_key_recorded_for_it_is_not_its_key_now(
         assert journal.unsettled(journal.read(work), _unit(now, UnitKind.DATA)) == set()
 
 
+def test_no_page_to_record_writes_nothing(tmp_path: Path) -> None:
+    pending = journal.read(tmp_path)
+    assert journal.record(tmp_path, pending, iter([])) is pending
+    assert not (tmp_path / FILE).exists()  # (nor a catalogue made for it)
+
+
 def test_a_build_of_the_whole_plan_empties_the_journal(tmp_path: Path) -> None:
     pages = {"a.md": "0123456789abcdef" * 2, "b.md": "fedcba9876543210" * 2}
     kept = journal.record(tmp_path, journal.read(tmp_path), pages.items())

@@ -20,6 +20,7 @@ journal with the units' rows: every unit is then built again, every page rendere
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -92,12 +93,17 @@ def _recorded(work: Path, pages: tuple[str, ...]) -> dict[str, set[bytes]]:
 
 def record(work: Path, journal: Journal, writes: Iterable[tuple[str, str]]) -> Journal:
     """Add ``writes`` (page path, page key as hex digits) before they are made, committed;
-    the journal then."""
+    the journal then. Nothing is written when there is none (a build with nothing to do)."""
+    rows = _rows(writes)
+    first = next(rows, None)
+    if first is None:
+        return journal
     with Catalogue(work) as catalogue, catalogue.writing():
         db = catalogue.db
         assert db is not None
         before = db.total_changes
-        db.executemany("INSERT OR IGNORE INTO journal VALUES (?, ?)", _rows(writes))
+        db.executemany("INSERT OR IGNORE INTO journal VALUES (?, ?)",
+                       itertools.chain([first], rows))
         added = db.total_changes > before
         catalogue.commit(prune=False)
     # (The damaged mark was for this build's choice of units, made already.)
