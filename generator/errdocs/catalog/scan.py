@@ -34,7 +34,6 @@ from errdocs.catalog.lights import Light, Lights
 from errdocs.catalog.model import shown_tags
 from errdocs.catalog.store import (
     BATCH,
-    SCAN_CACHE_KIB,
     Cached,
     Catalogue,
     Look,
@@ -75,7 +74,7 @@ def scan(paths: Iterable[Path], work_dir: Path, spool_dir: Path | None = None, *
     lights = Lights()
     places = _Places(spool_dir or work_dir / "spool")
     skipped = 0
-    with (Catalogue(work_dir, keep=keep, cache_kib=SCAN_CACHE_KIB) as catalogue,
+    with (Catalogue(work_dir, keep=keep) as catalogue,
           catalogue.writing(), collector_paused()):
         try:
             for path in iter_files(paths):
