@@ -140,8 +140,11 @@ def test_an_unchanged_inputs_lines_are_read_as_they_are_taken(tmp_path: Path) ->
         assert lines is not None and not isinstance(lines, list)
         first = next(iter(lines))
         assert (first.line, first.fields.id) == (1, "r0")
-        assert catalogue.db is not None
-        cache = catalogue.db.execute("PRAGMA cache_size").fetchone
+        db = catalogue.db
+        assert db is not None
+
+        def cache() -> tuple[int]:
+            return tuple(db.execute("PRAGMA cache_size").fetchone())
         assert cache() == (-store.JOIN_CACHE_KIB,)  # the join's, while its lines are taken
         assert [p.fields.id for p in lines] == [f"r{n}" for n in range(1, 300)]
         assert cache() == (-store.CACHE_KIB,)  # then given back
