@@ -266,24 +266,6 @@ def test_units_read_from_the_memo_hold_the_catalogues_strings(tmp_path: Path) ->
     assert len(own.keys() & earlier[1][1].keys()) == len(own)
 
 
-def test_data_units_read_from_the_memo_hold_their_files_strings(tmp_path: Path) -> None:
-    """The data units a build takes from the memo are those it kept, each file's path the
-    string of the files they are made from (:func:`plan.shared_files`), not a copy."""
-    files = plan.PathKeys(tuple(f"assets/filter/g/{n:05d}.js" for n in range(3000)),
-                          bytes(range(16)) * 3000)
-    units = plan.data_units(files, "global")
-    kept = memo.Memo(tmp_path)
-    kept.get(memo.DATA_UNITS, "key", lambda: units, plan.units_data, plan.units_from)
-    kept.save()
-    read = memo.Memo(tmp_path).get(
-        memo.DATA_UNITS, "key", lambda: pytest.fail("not taken"), plan.units_data,
-        plan.units_from, plan.shared_files(files))
-    assert read == units and len(read) > 1
-    own = {path: path for path in files.paths}
-    assert all(path is own[path] and unit.members is unit.page_keys.paths
-               for unit in read for path in unit.page_keys.paths)
-
-
 def test_a_line_changed_past_its_entry_hashes_its_page_alone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Records changed only in what listings and related lists do not show (their example

@@ -133,7 +133,6 @@ from errdocs.units.plan import (
     page_units,
     plan,
     render_key,
-    shared_files,
     shared_strings,
     stable_hash,
     units_data,
@@ -854,8 +853,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
                      shared_strings(catalog))
     files = PathKeys.joined((boxes.files, filters.files, PathKeys.of(static_keys)))
     data_made = memo.get(DATA_UNITS, files_hash(files, everything),
-                         lambda: data_units(files, everything), units_data, units_from,
-                         shared_files(files))
+                         lambda: data_units(files, everything), units_data, units_from)
     memo.save()
     units = plan(lights, catalog, _root_inputs(settings, {**root.hashes, **dict(file_keys(
         [home]))}, hand_written),

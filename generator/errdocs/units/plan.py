@@ -382,26 +382,6 @@ def shared_strings(catalog: Catalog) -> Callable[[Any], Any]:
 _GROUP_KINDS = frozenset(kind.value for kind in GroupKind)
 
 
-def shared_files(files: PathKeys) -> Callable[[Any], Any]:
-    """What the memo keeps of a data unit's :func:`units_data`, as it is read, with the
-    strings of ``files`` (what the data units are made from) for its files' paths: read as
-    they were kept, a build that takes the data units held a copy of each data file's path
-    (~330,000 at 310,000 records) where a build that makes them holds those of ``files``.
-    Each path is found through a dict of them made once, on the first unit, and let go with
-    this function."""
-    own: dict[str, str] = {}
-
-    def shared(item: Any) -> Any:
-        if not (isinstance(item, tuple) and len(item) == 6 and item[2] is item[4]):
-            return item  # (a data unit's members are its files' paths: one tuple, kept once)
-        if not own:
-            own.update((path, path) for path in files.paths)
-        name, kind, _members, key, paths, digests = item
-        paths = tuple(own.get(path, path) for path in paths)
-        return name, kind, paths, key, paths, digests
-    return shared
-
-
 def data_units(files: PathKeys, global_key: str) -> list[Unit]:
     """The data units of ``files`` (made from every file: a build keeps them, under
     :func:`files_hash` of the same files)."""
