@@ -98,3 +98,35 @@ def test_box_works_in_the_offline_bundle_opened_from_disk(browser, offline: Path
     assert data and data[0] == "manifest.js"
     assert url == (offline / SEED / "index.html").as_uri()  # a file: from disk, not a folder
     assert heading.startswith("Unknown MLX async mode")
+
+
+@pytest.mark.browser
+def test_the_same_results_again_leave_the_list_in_place(browser, hosted: str) -> None:
+    """A lookup that finds what the list shows leaves its links in place: the typing's
+    lookup ending after the button's replaced them, and a click pressed on a link and
+    released on its replacement followed nothing (the 404 page's test failed so)."""
+    page = browser.new_page()
+    try:
+        page.goto(hosted)
+        page.fill("form[data-errdocs-lookup] textarea", TRACEBACK)
+        page.click("form[data-errdocs-lookup] button[type=submit]")
+        page.locator(".errdocs-lookup__results li a").first.wait_for(timeout=10_000)
+        # Each lookup that ends sets the status to its count: count them from now on.
+        page.evaluate("""() => {
+            const status = document.querySelector('.errdocs-lookup__status');
+            window.ended = 0;
+            new MutationObserver(() => {
+                if (!status.textContent.startsWith('Looking')) window.ended += 1;
+            }).observe(status, {childList: true, characterData: true, subtree: true});
+            document.querySelector('.errdocs-lookup__results a').dataset.first = 'yes';
+        }""")
+        page.click("form[data-errdocs-lookup] button[type=submit]")
+        page.wait_for_function("() => window.ended > 0", timeout=10_000)
+        assert page.locator(".errdocs-lookup__results a").first.get_attribute(
+            "data-first") == "yes"
+        page.fill("form[data-errdocs-lookup] textarea", "no error of this site at all, xyzzy")
+        page.click("form[data-errdocs-lookup] button[type=submit]")
+        page.wait_for_function("() => window.ended > 1", timeout=10_000)
+        assert page.locator(".errdocs-lookup__results a[data-first]").count() == 0
+    finally:
+        page.close()

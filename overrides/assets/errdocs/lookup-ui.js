@@ -30,6 +30,18 @@
   };
 
   function render(form, list, status, matches, notes) {
+    status.textContent = notes.concat([matches.length
+      ? matches.length + " matching page" + (matches.length === 1 ? "" : "s") + ":"
+      : "No matching error found. Try the search box at the top with a few words of it."
+    ]).join(" ");
+    // The same results again (the typing's lookup, then the button's) leave the list as it
+    // is: replaced between a click's press and release, a link never gets the click.
+    var shown = JSON.stringify(matches.map(function (match) {
+      return [match.record.page, match.record.message, match.record.repo, match.how,
+              match.score];
+    }));
+    if (list.errdocsShown === shown) return;
+    list.errdocsShown = shown;
     list.textContent = "";
     matches.forEach(function (match) {
       if (!PAGE.test(match.record.page)) return;
@@ -50,10 +62,6 @@
       item.appendChild(why);
       list.appendChild(item);
     });
-    status.textContent = notes.concat([matches.length
-      ? matches.length + " matching page" + (matches.length === 1 ? "" : "s") + ":"
-      : "No matching error found. Try the search box at the top with a few words of it."
-    ]).join(" ");
   }
 
   function run(form) {
@@ -63,6 +71,7 @@
     var base = form.getAttribute("data-base");
     if (!text.trim()) {
       list.textContent = status.textContent = "";
+      list.errdocsShown = null;
       return;
     }
     status.textContent = "Looking it up…";
@@ -85,6 +94,7 @@
     }).catch(function (error) {
       if (!current()) return;
       list.textContent = "";
+      list.errdocsShown = null;
       status.textContent = "The lookup could not be done (" + error.message + ").";
     });
   }
@@ -94,6 +104,7 @@
     lookup.keepPastesShort(form.querySelector("textarea"));
     form.addEventListener("submit", function (event) {
       event.preventDefault();
+      clearTimeout(timer);  // (the typing's lookup: this one is of the same text)
       run(form);
     });
     form.querySelector("textarea").addEventListener("input", function () {
@@ -103,6 +114,7 @@
     form.querySelector("textarea").addEventListener("keydown", function (event) {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
+        clearTimeout(timer);
         run(form);
       }
     });
