@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import sqlite3
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,19 @@ def test_an_unchanged_inputs_lines_are_read_as_they_are_taken(tmp_path: Path) ->
         assert cache() == (-store.JOIN_CACHE_KIB,)  # the join's, while its lines are taken
         assert [p.fields.id for p in lines] == [f"r{n}" for n in range(1, 300)]
         assert cache() == (-store.CACHE_KIB,)  # then given back
+
+
+def test_lines_left_untaken_when_the_catalogue_closed_end_quietly(tmp_path: Path) -> None:
+    # (a scan failing half-way through an input's lines closes the catalogue first; the
+    # lines' generator ends later, when collected)
+    work = tmp_path / "work"
+    data = _jsonl(tmp_path / "d.jsonl", _rec(), _rec(id="b2", slug="t"))
+    scan([data], work)
+    with store.Catalogue(work) as catalogue, catalogue.writing():
+        lines = catalogue.unchanged(data, store.look(data), lambda: store.blocks_of(data))
+        assert isinstance(lines, Generator)
+        assert next(lines).fields.id == "a1"
+    lines.close()
 
 
 def test_a_changed_input_is_read_again_even_with_its_size_and_time(tmp_path: Path) -> None:

@@ -367,10 +367,11 @@ class Catalogue:
             self._cache(self.cache_kib)
 
     def _cache(self, kib: int) -> None:
-        """SQLite's page cache made ``kib`` KiB, and what it holds beyond given back."""
-        assert self._db is not None
-        self._db.execute(f"PRAGMA cache_size = -{kib}")
-        self._db.execute("PRAGMA shrink_memory")
+        """SQLite's page cache made ``kib`` KiB, and what it holds beyond given back (nothing
+        once closed: a scan that failed half-way through an input's lines closes it first)."""
+        if self._db is not None:
+            self._db.execute(f"PRAGMA cache_size = -{kib}")
+            self._db.execute("PRAGMA shrink_memory")
 
     def _same(self, name: str, before: Look, blocks: bytes | None, now: Look,
               hashed: Callable[[], bytes]) -> bool:
