@@ -211,12 +211,9 @@ class Catalogue:
     :meth:`commit` ends; read-only (``keep=False``, as ``lookup`` opens it, holding no lock):
     nothing is ever written, and a missing catalogue is an empty one."""
 
-    def __init__(self, work_dir: Path, *, keep: bool = True,
-                 cache_kib: int = CACHE_KIB) -> None:
+    def __init__(self, work_dir: Path, *, keep: bool = True) -> None:
         self.path = work_dir / FILE
         self.keep = keep
-        self.cache_kib = cache_kib
-        """SQLite's page cache, in KiB."""
         self._db: sqlite3.Connection | None = None
         self.run = 0
         self._dropped = False
@@ -254,7 +251,7 @@ class Catalogue:
             if self._format() != _made_by():
                 self.close()
         if self._db is not None:
-            self._db.execute(f"PRAGMA cache_size = -{self.cache_kib}")
+            self._db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         self.run = self._run()
 
     def _prepare(self) -> None:
@@ -351,7 +348,7 @@ class Catalogue:
         count = self._db.execute("SELECT count(*) FROM lines WHERE path = ?",
                                  (name,)).fetchone()[0]
         if found != count:
-            self._cache(self.cache_kib)
+            self._cache(CACHE_KIB)
             return None  # a line's record is gone: read the file
         if self.keep:
             self._db.execute("UPDATE inputs SET used = ? WHERE path = ?", (self.run, name))
@@ -364,7 +361,7 @@ class Catalogue:
             for r in rows:
                 yield Placed(r[0], r[1], r[2], r[3], _cached(r[4:]))
         finally:
-            self._cache(self.cache_kib)
+            self._cache(CACHE_KIB)
 
     def _cache(self, kib: int) -> None:
         """SQLite's page cache made ``kib`` KiB, and what it holds beyond given back (nothing
