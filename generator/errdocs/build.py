@@ -783,7 +783,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     # Whatever comes next may change the units, the generated tree or the site: the settled
     # row no longer names them (the scan before only wrote facts about the inputs).
     settled.forget(work)
-    docs = docs_walked().read()  # before any is written
+    docs = docs_walked()  # before any is written
     # A data file written into is the very file a data unit (and the site) links: that
     # unit is built again from nothing once the file is written anew (below).
     edits.forget_holding(work, docs.linked)
@@ -837,7 +837,7 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
         hand_written, absent = _hand_written(settings, docs, generated, stale)
         del generated  # (every generated file's path: ~760,000 at 310,000 records)
         _check_reserved(hand_written)
-        docs = replace(docs, files=[])
+        docs = docs.dropped()
         # Written before any unit is built: every unit reads the nav's titles from them, and
         # data units copy their files from there.
         written = write_changed(settings.out_dir, [home, *resolve])[0]
@@ -898,9 +898,8 @@ def _page_units(memo: Memo, keys: tuple[str, str], rendering: str, lights: Light
     pages whose inputs did not change keep their keys), and the line hashes they are made
     from kept with them (``keys``: the lines' key and the model's). ``earlier``: the earlier
     model (:func:`earlier_model`)."""
-    previous = previous_units(memo, earlier(), keys[1], catalog)
-    units = page_units(lights, catalog, everything, previous)
-    del previous
+    units = page_units(lights, catalog, everything,
+                       previous_units(memo, earlier(), keys[1], catalog))
     memo.forget_previous()  # the last to read them
     keep_lines(memo, *keys, rendering, lights)
     return units
@@ -1121,24 +1120,35 @@ class _Docs:
     """The docs folder's files, as a build found them before writing any."""
 
     files: list[str]
-    """Docs-relative paths, sorted."""
+    """Docs-relative paths held (a test's: a build's are :attr:`written`)."""
     edited: frozenset[str]
     """The generated tree's paths of its files written into since the last build of the
     whole plan ended (:mod:`errdocs.site.edits`): written again."""
     linked: list[edits.Edited]
     """Of those, the data files (not pages), by their path in the site: units link them."""
     written: Path | None = None
-    """Where :attr:`files` were written instead by the process that walked (:data:`DOCS`),
-    for the process that prepares the build to read (:meth:`read`): the build process,
-    which forwards the walk, then never holds them (~83 MB at 310,000 records)."""
+    """Where the walk wrote the paths it found (:data:`DOCS`), a folder's at a time, for
+    :meth:`paths` to read: neither the build process, which may walk for the process that
+    prepares the build, nor that one holds them (at 310,000 records ~760,000 paths, ~80 MB,
+    held through the data files' making when they were read at the preparation's start)."""
 
-    def read(self) -> _Docs:
-        """These docs with their files, read (and their file removed) if written."""
-        if self.written is None:
-            return self
-        with open(self.written, "rb") as file:
-            self.written.unlink()
-            return replace(self, files=cast(list[str], pickle.load(file)), written=None)
+    def paths(self) -> Iterator[str]:
+        """Every file's docs-relative path (those held, then those written), each once, in
+        no set order; read again on each call."""
+        yield from self.files
+        if self.written is not None:
+            with open(self.written, "rb") as file:
+                while True:
+                    try:
+                        yield from cast(list[str], pickle.load(file))
+                    except EOFError:
+                        return
+
+    def dropped(self) -> _Docs:
+        """These docs without their paths, the file of them removed."""
+        if self.written is not None:
+            self.written.unlink(missing_ok=True)
+        return replace(self, files=[], written=None)
 
 
 class _Walk:
@@ -1159,7 +1169,7 @@ class _Walk:
         """The walk's files (waited for once)."""
         if self._docs is None:
             self._docs = (self._waiting() if self._waiting is not None
-                          else _walk_docs(self._settings, self.sealed))
+                          else _walk_docs_written(self._settings, self.sealed))
             self._waiting = None  # (its future holds the walk's files too)
         return self._docs
 
@@ -1183,52 +1193,47 @@ class _Walk:
         (self._settings.work_dir / DOCS).unlink(missing_ok=True)
 
 
-def _walk_docs(settings: Settings, sealed: int | None) -> _Docs:
-    """Every file of docs_dir, and those of the generated tree written since ``sealed``
-    (none when None). Temporary files killed runs left in the generated tree are deleted on
-    the way.
+DOCS = f"{TEMPORARY}docs"
+"""The work folder's file of the docs folder's files (:attr:`_Docs.written`)."""
+
+
+def _walk_docs_written(settings: Settings, sealed: int | None) -> _Docs:
+    """Every file of docs_dir, written to the work folder's :data:`DOCS` file a folder at a
+    time, and those of the generated tree written since ``sealed`` (none when None).
+    Temporary files killed runs left in the generated tree are deleted on the way.
 
     Plain strings and scandir, not pathlib: at 310,000 pages this walk runs on every build.
     """
     docs, sub = str(settings.docs_dir), settings.subtree
-    found: list[str] = []
     edited: set[str] = set()
     linked: list[edits.Edited] = []
     stack = [""]
-    while stack:
-        relative = stack.pop()
-        with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
-                path = f"{relative}/{entry.name}" if relative else entry.name
-                ours = path.startswith(f"{sub}/")
-                if entry.is_dir(follow_symlinks=True):
-                    stack.append(path)
-                elif entry.name.startswith(TEMPORARY):
-                    if ours:
-                        os.unlink(entry.path)
-                else:
-                    found.append(path)
-                    if not ours or sealed is None:
-                        continue
-                    info = entry.stat()
-                    if info.st_mtime_ns > sealed:
-                        edited.add(path[len(sub) + 1:])
-                        if not path.endswith(".md"):  # a data file: units link it
-                            linked.append(edits.Edited(path, info.st_dev, info.st_ino))
-    return _Docs(sorted(found), frozenset(edited), linked)
-
-
-DOCS = f"{TEMPORARY}docs"
-"""The work folder's file of the docs folder's files, walked in a worker (:attr:`_Docs.written`)."""
-
-
-def _walk_docs_written(settings: Settings, sealed: int | None) -> _Docs:
-    """:func:`_walk_docs`, its files written to the work folder's :data:`DOCS` file."""
-    docs = _walk_docs(settings, sealed)
-    path = settings.work_dir / DOCS
-    with open(path, "wb") as file:
-        pickle.dump(docs.files, file, pickle.HIGHEST_PROTOCOL)
-    return replace(docs, files=[], written=path)
+    written = settings.work_dir / DOCS
+    with open(written, "wb") as file:
+        while stack:
+            relative = stack.pop()
+            found: list[str] = []
+            with os.scandir(os.path.join(docs, relative) if relative else docs) as entries:
+                for entry in entries:
+                    path = f"{relative}/{entry.name}" if relative else entry.name
+                    ours = path.startswith(f"{sub}/")
+                    if entry.is_dir(follow_symlinks=True):
+                        stack.append(path)
+                    elif entry.name.startswith(TEMPORARY):
+                        if ours:
+                            os.unlink(entry.path)
+                    else:
+                        found.append(path)
+                        if not ours or sealed is None:
+                            continue
+                        info = entry.stat()
+                        if info.st_mtime_ns > sealed:
+                            edited.add(path[len(sub) + 1:])
+                            if not path.endswith(".md"):  # a data file: units link it
+                                linked.append(edits.Edited(path, info.st_dev, info.st_ino))
+            if found:
+                pickle.dump(found, file, pickle.HIGHEST_PROTOCOL)
+    return _Docs([], frozenset(edited), sorted(linked, key=lambda e: e.path), written)
 
 
 def _hand_written(settings: Settings, docs: _Docs, generated: SortedPaths,
@@ -1244,7 +1249,7 @@ def _hand_written(settings: Settings, docs: _Docs, generated: SortedPaths,
     found: list[str] = []
     seen = bytearray(len(generated))
     there = 0
-    for path in docs.files:  # (each path once: a folder's listing)
+    for path in docs.paths():  # (each path once: a folder's listing)
         relative = path[len(sub):] if path.startswith(sub) else None
         at = generated.position(relative)
         if at is not None:
@@ -1253,11 +1258,12 @@ def _hand_written(settings: Settings, docs: _Docs, generated: SortedPaths,
         elif relative is None or (relative not in stale and relative != MANIFEST):
             found.append(path)
     missing = len(generated) - there
+    found.sort()  # (the walk's order is its folders')
     if missing <= there:
         return found, Absent(frozenset(path for path, was in zip(generated, seen, strict=True)
                                        if not was), count=missing)
     # (every path of the tree found: those of hand-written files too, never asked about)
-    return found, Absent(frozenset(p[len(sub):] for p in docs.files if p.startswith(sub)),
+    return found, Absent(frozenset(p[len(sub):] for p in docs.paths() if p.startswith(sub)),
                          found=True, count=missing)
 
 
