@@ -865,10 +865,9 @@ def _prepare(settings: Settings, paths: Iterable[Path], strict: bool,
     ctx = Context(settings, work, catalog, found.lights.by_id,
                   found.sources,
                   tuple(hand_written) + tuple(f"{sub}/{path}" for path in root.hashes),
-                  tuple(sorted({f"{sub}/{g.path}" for kind in GroupKind
+                  tuple(sorted({g.path for kind in GroupKind
                                 for g in catalog.groups[kind].values()}
-                               | {f"{sub}/{path}" for path in recent}
-                               | {f"{sub}/{CHANGES_INDEX}"})), strict, everything,
+                               | {*recent, CHANGES_INDEX})), strict, everything,
                   addresses=addresses, changes=tuple(changed_pages),
                   changes_links=tuple(sorted(listed)), render_key=rendering)
     spare_existing()  # and the plan

@@ -482,7 +482,7 @@ def previous_units(memo: Memo, earlier: Earlier | None, model: str,
 
 
 def previous_of(db: sqlite3.Connection, model: int, catalog: Catalog, redone: set[str],
-                keys: dict[str, bytes]) -> Previous:
+                keys: Mapping[str, bytes]) -> Previous:
     """What the earlier model kept as the rows of ``model`` tells against ``catalog`` (as
     :meth:`Previous.between` of that model, whole), with the records whose line changed and
     the page keys then: its entries compared a row at a time, its groups and lists read as
@@ -503,7 +503,7 @@ def _same(now: str, then: str) -> str:
     return now if now == then else then
 
 
-def _page_keys_from(data: Any) -> tuple[str, dict[str, bytes]]:
+def _page_keys_from(data: Any) -> tuple[str, Mapping[str, bytes]]:
     """The lines key and the page keys (:func:`page_keys_of`) of the page units
     :func:`units_data_of` kept."""
     lines, *units = data

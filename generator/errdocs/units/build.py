@@ -105,7 +105,8 @@ class Context:
     root_pages: tuple[str, ...]
     """Docs-relative paths the root unit owns (hand-written and generated)."""
     root_links: tuple[str, ...]
-    """Docs-relative paths the root unit's pages link to (every group's first page)."""
+    """Generated-tree paths the root unit's pages link to (every group's first page), sorted:
+    the catalogue's strings (docs-relative, a new string each, ~8 MB at 310,000 records)."""
     strict: bool
     """Turn MkDocs warnings into failures."""
     global_key: str
@@ -227,7 +228,7 @@ def stage_unit(ctx: Context, unit: Unit) -> StagedUnit:
                                _pages(ctx, unit, fresh | missing, fresh, companions))
     sub = ctx.settings.subtree
     if unit.kind is UnitKind.ROOT:
-        owned, stubs = ctx.root_pages, ctx.root_links
+        owned, stubs = ctx.root_pages, tuple(f"{sub}/{p}" for p in ctx.root_links)
     else:
         owned = tuple(f"{sub}/{p}" for p in sorted(todo))
         stubs = tuple(f"{sub}/{p}" for p in sorted(_links(ctx, unit, todo)))

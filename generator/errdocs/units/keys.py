@@ -6,10 +6,12 @@ key takes its 16 bytes in one ``bytes`` object and its path a slot of one tuple.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import overload
+from typing import Any, overload
 
 KEY_BYTES = 16
 """A key's size: every page, unit and data file has one, held to the build's end. 128 bits
@@ -114,3 +116,52 @@ class PathKeysBuilder:
 
     def __len__(self) -> int:
         return len(self._paths)
+
+
+class KeysByPath(Mapping[str, bytes]):
+    """The keys of several :class:`PathKeys` by path (each path in one of them), packed: a
+    slot of one tuple and 16 bytes a path, found by its ``hash`` in a sorted array. What a
+    refresh holds of every earlier page while it makes its units: as a dict of ``bytes``,
+    36 MB at 310,000 records (427,492 pages), ~15 MB so."""
+
+    def __init__(self, many: Iterable[PathKeys]) -> None:
+        many = list(many)
+        self._paths = tuple(chain.from_iterable(k.paths for k in many))
+        """Every path, in the order of ``many``."""
+        self._digests = b"".join(k.digests for k in many)
+        """Each path's key, :data:`KEY_BYTES` bytes each, in the order of :attr:`_paths`."""
+        hashes = array("q", map(hash, self._paths))
+        order = sorted(range(len(hashes)), key=hashes.__getitem__)
+        self._hashes = array("q", (hashes[at] for at in order))
+        """Each path's ``hash``, sorted (those of this process: pickled, it is made again)."""
+        self._at = array("I", order)
+        """Where the path of each of :attr:`_hashes` is in :attr:`_paths`."""
+
+    def get(self, path: str, default: Any = None) -> Any:
+        hashes, wanted = self._hashes, hash(path)
+        number = bisect_left(hashes, wanted)
+        while number < len(hashes) and hashes[number] == wanted:
+            at = self._at[number]
+            if self._paths[at] == path:
+                return self._digests[at * KEY_BYTES:(at + 1) * KEY_BYTES]
+            number += 1
+        return default
+
+    def __getitem__(self, path: str) -> bytes:
+        found: bytes | None = self.get(path)
+        if found is None:
+            raise KeyError(path)
+        return found
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (another process hashes strings otherwise)
+        return (KeysByPath, ([PathKeys(self._paths, self._digests)],))
