@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synth
 
 pytestmark = pytest.mark.slow
-ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1, "home": 1, "keys": 2, "data": 1}
-ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2, "home": 2, "keys": 4, "data": 2}
+ALL_ONCE = {"catalog": 1, "units": 1, "root": 1, "index": 1, "home": 1, "keys": 2}
+ALL_TWICE = {"catalog": 2, "units": 2, "root": 2, "index": 2, "home": 2, "keys": 4}
 KEY_ROWS = (f"{memo.KEYS}boxes", f"{memo.KEYS}filters")
 """The rows of the data files' part keys (:meth:`memo.Memo.remember`)."""
 
@@ -37,15 +37,14 @@ KEY_ROWS = (f"{memo.KEYS}boxes", f"{memo.KEYS}filters")
 @pytest.fixture
 def made(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many times the builds made the catalogue model, the page units, the root's pages,
-    the paged index, the home page's summary, the data files' part keys (the boxes' and the
-    filters') and the data units."""
-    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0, "home": 0, "keys": 0, "data": 0}
+    the paged index, the home page's summary and the data files' part keys (the boxes' and
+    the filters')."""
+    counts = {"catalog": 0, "units": 0, "root": 0, "index": 0, "home": 0, "keys": 0}
     for module, name, count in ((build, "build_catalog", "catalog"),
                                 (build, "page_units", "units"),
                                 (build, "render_root_pages", "root"),
                                 (build, "index_files", "index"),
                                 (build, "render_home_fragment", "home"),
-                                (build, "data_units", "data"),
                                 (boxdata, "box_keys", "keys"),
                                 (boxdata, "filter_keys", "keys")):
         real = getattr(module, name)
@@ -88,7 +87,7 @@ def test_nothing_changed_takes_the_model_from_the_memo(tmp_path: Path, project: 
     build_project(project, data)
     assert made == ALL_ONCE
     assert set(_rows(project)) == {memo.CATALOG, memo.UNITS, memo.ROOT_PAGES, memo.INDEX_PAGES,
-                                   memo.LINES, memo.HOME, memo.DATA_UNITS, *KEY_ROWS}
+                                   memo.LINES, memo.HOME, *KEY_ROWS}
     build_project(project, data)  # nothing changed
     assert made == ALL_ONCE
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
@@ -151,8 +150,7 @@ def test_a_record_changed_past_its_light_copy_keeps_the_model(tmp_path: Path, pr
     fix: the common daily refresh) makes the page units' keys again, and neither the
     catalogue model nor anything made from it alone; the changed page is rebuilt."""
     before, counts = _refreshed(tmp_path, project, made, 11, "exampleFix", "# Refreshed fix\n")
-    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2,
-                      "data": 1}
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2}
     after = _rows(project)
     assert after[memo.CATALOG] == before[memo.CATALOG]
     assert after[memo.LINES][0] != before[memo.LINES][0]
@@ -170,8 +168,7 @@ def test_a_changed_config_makes_the_units_again(tmp_path: Path, project: Path,
     counts = dict(made)  # (the cold build below makes its own)
     assert site_tree(project / "site") == cold_site(project, data, tmp_path / "cold")
     # The model (and what is made from it alone) is not made from the config.
-    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2,
-                      "data": 2}
+    assert counts == {"catalog": 1, "units": 2, "root": 1, "index": 1, "home": 1, "keys": 2}
 
 
 @pytest.mark.parametrize("damage", ["truncated", "foreign", "garbage", "table", "file"])
@@ -180,7 +177,7 @@ def test_a_damaged_or_lost_memo_is_a_miss(tmp_path: Path, project: Path, made: d
     data = synth.write(12, tmp_path / "data.jsonl", seed=8)
     build_project(project, data)
     rows = _rows(project)
-    assert len(rows) == 7 + len(KEY_ROWS)
+    assert len(rows) == 6 + len(KEY_ROWS)
     for name, (_key, _digest, blob) in rows.items():
         if damage == "truncated":  # bytes cut short: the digest does not match
             _set_data(project, name, blob[:-10], digest=False)
@@ -573,3 +570,32 @@ def test_a_hubs_listings_are_sent_as_where_their_rows_are_and_read_where_taken(
         db.commit()
     with pytest.raises(BuildFailed, match="model 3 are gone; build again"):
         pickle.loads(sent)
+
+
+def test_the_data_units_are_made_with_the_files_strings_and_their_old_row_goes(
+        tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data units are made on every build from the data files' paths and keys, holding
+    those very strings (read from the memo, as an earlier errdocs kept them, they were new
+    strings: 32 MB at 310,000 records); the row that earlier errdocs kept goes."""
+    data = synth.write(12, tmp_path / "data.jsonl", seed=5)
+    build_project(project, data)
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        db.execute("INSERT INTO memo_blobs (key, digest, data) VALUES ('k', x'00', x'00')")
+        db.execute("INSERT INTO memo_rows VALUES ('data-units', last_insert_rowid())")
+    shared: list[bool] = []
+    real = build.plan
+
+    def planned(*args: Any, **kwargs: Any) -> Any:
+        files, units = args[4], args[8]
+        held = {id(path) for path in files.paths}
+        shared.append(bool(units) and all(id(p) in held for u in units for p in u.members))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "plan", planned)
+    prefix_field(data, 3, "exampleFix", "# Refreshed fix\n")  # a row is made and saved
+    build_project(project, data)
+    assert shared == [True]
+    with sqlite3.connect(project / ".errdocs" / "catalog.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM memo_rows WHERE name = 'data-units'"
+                          ).fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM memo_blobs WHERE key = 'k'").fetchone() == (0,)

@@ -93,8 +93,9 @@ UNITS = "units"
 """The row of the record and hub units (their members and keys)."""
 ROOT_PAGES = "root-pages"
 """The row of the root unit's generated pages (made from the catalogue alone)."""
-DATA_UNITS = "data-units"
-"""The row of the data units of the data files (made from every file's path and hash)."""
+RETIRED = ("data-units",)
+"""Rows an earlier errdocs kept and this one does not (the data units: made on every build),
+removed when the memo is next saved."""
 HOME = "home"
 """The row of the home page's summary and the record pages it lists (made from every
 entry)."""
@@ -294,6 +295,7 @@ class Memo:
             assert db is not None
             _tables(db)
             db.executemany("INSERT OR REPLACE INTO memo_rows VALUES (?, ?)", self._new.items())
+            db.executemany("DELETE FROM memo_rows WHERE name = ?", ((n,) for n in RETIRED))
             _sweep(db)
             db.execute(f"DROP TABLE IF EXISTS {_OLD}")
             catalogue.commit(prune=False)

@@ -27,7 +27,6 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -389,21 +388,8 @@ _GROUP_KINDS = frozenset(kind.value for kind in GroupKind)
 
 
 def data_units(files: PathKeys, global_key: str) -> list[Unit]:
-    """The data units of ``files`` (made from every file: a build keeps them, under
-    :func:`files_hash` of the same files)."""
+    """The data units of ``files`` (made from every file, holding their path strings)."""
     return _data_units(files, global_key)
-
-
-def files_hash(files: Iterable[FileKey], global_key: str) -> str:
-    """A hash of ``files`` and ``global_key`` (their strings joined: a path or a hash holds no
-    U+0000), what :func:`data_units` are made from. Fed a string at a time: joined whole, the
-    text and its bytes were ~100 MB sampled at 310,000 records, at the preparation's peak."""
-    made = hashlib.sha256(f"{global_key}\1".encode())
-    separator = b""
-    for text in chain.from_iterable(files):
-        made.update(separator + text.encode())
-        separator = b"\0"
-    return made.hexdigest()
 
 
 def from_history(unit: Unit) -> bool:
