@@ -1255,12 +1255,12 @@ def _hand_written(settings: Settings, docs: _Docs, generated: SortedPaths,
             found.append(path)
     missing = len(generated) - there
     found.sort()  # (the walk's order is its folders')
-    if missing <= there:
-        return found, Absent(frozenset(path for path, was in zip(generated, seen, strict=True)
-                                       if not was), count=missing)
-    # (every path of the tree found: those of hand-written files too, never asked about)
-    return found, Absent(frozenset(p[len(sub):] for p in docs.paths() if p.startswith(sub)),
-                         found=True, count=missing)
+    # Either way the paths held are ``generated``'s strings, which the catalogue and the data
+    # files' keys hold: those read from the walk were new (~33 MB for the 332,583 data files
+    # found after a cold build killed before its pages, at 310,000 records).
+    wanted = not missing <= there
+    return found, Absent(frozenset(path for path, was in zip(generated, seen, strict=True)
+                                   if was == wanted), found=wanted, count=missing)
 
 
 def _root_inputs(settings: Settings, root_pages: dict[str, str],
