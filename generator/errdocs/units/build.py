@@ -106,7 +106,8 @@ class Context:
     """Docs-relative paths the root unit owns (hand-written and generated)."""
     root_links: tuple[str, ...]
     """Generated-tree paths the root unit's pages link to (every group's first page), sorted:
-    the catalogue's strings (docs-relative, a new string each, ~8 MB at 310,000 records)."""
+    the catalogue's strings (held docs-relative, each was a new string: ~8 MB at 310,000
+    records); the root unit prefixes them as it is staged."""
     strict: bool
     """Turn MkDocs warnings into failures."""
     global_key: str
