@@ -1148,10 +1148,11 @@ class _Docs:
 
 
 class _Walk:
-    """The docs folder walked (:func:`_walk_docs`) from the build's start, in another process
-    when there is an idle worker (``elsewhere``, :meth:`errdocs.units.workers.Workers.call`):
-    at 310,000 records ~360,000 files, a walk the build would otherwise wait for after the
-    scan. Nothing writes into the folder before :func:`_prepare` takes it."""
+    """The docs folder walked (:func:`_walk_docs_written`) from the build's start, in another
+    process when there is an idle worker (``elsewhere``,
+    :meth:`errdocs.units.workers.Workers.call`): at 310,000 records ~760,000 files, a walk the
+    build would otherwise wait for after the scan. Nothing writes into the folder before
+    :func:`_prepare` takes it."""
 
     def __init__(self, settings: Settings, elsewhere: edits.Elsewhere | None = None) -> None:
         self._settings = settings
