@@ -1259,7 +1259,7 @@ def _hand_written(settings: Settings, docs: _Docs, generated: SortedPaths,
     # Either way the paths held are ``generated``'s strings, which the catalogue and the data
     # files' keys hold: those read from the walk were new (~33 MB for the 332,583 data files
     # found after a cold build killed before its pages, at 310,000 records).
-    wanted = not missing <= there
+    wanted = missing > there  # hold the found ones
     return found, Absent(frozenset(path for path, was in zip(generated, seen, strict=True)
                                    if was == wanted), found=wanted, count=missing)
 
