@@ -20,7 +20,7 @@ from errdocs.project import Settings, load_settings
 from errdocs.site.bundle import BundleReport, make_bundle
 
 if TYPE_CHECKING:  # Playwright is needed by the browser tests only
-    from playwright.sync_api import Browser, FloatRect, Locator
+    from playwright.sync_api import Browser, FloatRect, Locator, Page
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -144,3 +144,10 @@ def box(locator: Locator) -> FloatRect:
 def top(locator: Locator) -> float:
     """Where an element's box starts on the page (it must be shown)."""
     return box(locator)["y"]
+
+
+def transitions_ended(page: Page) -> None:
+    """Wait until no CSS transition runs on the page, e.g. the theme's colour transitions
+    (250 ms) after its scheme is switched. ``document.getAnimations()`` brings the styles up
+    to date first, so transitions a change just set off are seen; an ended one leaves it."""
+    page.wait_for_function("!document.getAnimations().some((a) => a instanceof CSSTransition)")

@@ -269,7 +269,7 @@ def test_screenshots_of_a_filtered_repository_page(browser: Browser, hosted: str
         page.goto(hosted + REPO_PAGE + "?severity=error")
         _settled(page)
         page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-        page.wait_for_timeout(400)  # the colour transitions end
+        sites.transitions_ended(page)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         shot = ARTIFACTS / f"filters-repository-{width}-{scheme}.png"
         page.screenshot(path=str(shot), full_page=True)

@@ -77,7 +77,7 @@ def test_screenshots_of_home_a_repository_and_the_tags_index(browser: Browser, h
         for scheme in ("default", "slate"):
             page.goto(hosted + path)
             page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
-            page.wait_for_timeout(400)  # the theme's colour transitions (250 ms) end
+            sites.transitions_ended(page)
             assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, scheme)
             assert page.evaluate(_CHART_LABELS_OUTSIDE) == [], (name, width)
             shot = ARTIFACTS / f"listings-{name}-{width}-{scheme}.png"

@@ -203,8 +203,10 @@ def test_screenshots_of_the_versions_and_of_an_id_page_where_refresh_is_off(
             is_mobile=viewport is PHONE)  # a phone lays out 980 px without a viewport tag
         page = context.new_page()
         page.route(f"{hosted}{sites.SEED_PAGE}/", lambda route: route.fulfill(status=204))
-        page.goto(f"{hosted}id/{sites.SEED_ID}/")
-        page.wait_for_timeout(300)  # the refresh, answered by nothing: the page stays
+        # The refresh is tried and answered by nothing (204): the browser stays on the page.
+        with page.expect_event("requestfailed",
+                               lambda request: request.url == f"{hosted}{sites.SEED_PAGE}/"):
+            page.goto(f"{hosted}id/{sites.SEED_ID}/")
         assert page.url == f"{hosted}id/{sites.SEED_ID}/"
         link = page.get_by_role("link", name=sites.SEED_MESSAGE)
         assert link.get_attribute("href") == f"../../{sites.SEED_PAGE}/"
