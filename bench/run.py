@@ -18,6 +18,9 @@ also appended to OUT/results.jsonl. Check `uptime` first: the figures are only a
 machine.
 
     .venv/bin/python bench/run.py --sizes 2000,20000 --baseline --incremental --workers
+
+``--rounds K`` with ``--baseline`` alternates K cold builds with K baselines and prints each
+ratio and their median (issue 12 item 5 is a ratio of two wall times on a shared machine).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -365,7 +369,7 @@ def same_tree(a: Path, b: Path) -> bool:
 
 def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, workers: bool,
         verify: bool, keep: bool, percent: float | None = None,
-        warm: bool = True) -> list[Result]:
+        warm: bool = True, rounds: int = 1) -> list[Result]:
     data = out / "data" / f"r{n}.jsonl"
     if not data.exists():
         synth.write(n, data)
@@ -386,10 +390,19 @@ def run(n: int, out: Path, *, jobs: int, baseline: bool, incremental: bool, work
         cold = report(errdocs_build(n, data, base / "errdocs", jobs, f"errdocs cold -j{jobs}",
                                     env=env))
     if baseline:
-        ref = report(baseline_build(n, base / "errdocs", base / "baseline"))
-        print(f"N={n:<7} ratio baseline/errdocs: {ref.seconds / cold.seconds:.2f}x", flush=True)
-        if not keep:
-            shutil.rmtree(base / "baseline")
+        ratios = []
+        for turn in range(rounds):
+            if turn:  # this machine's runs vary by 10-20%: builds alternated, one pair a round
+                cold = report(errdocs_build(n, data, base / "errdocs", jobs,
+                                            f"errdocs cold -j{jobs}", env=env))
+            ref = report(baseline_build(n, base / "errdocs", base / "baseline"))
+            ratios.append(ref.seconds / cold.seconds)
+            print(f"N={n:<7} ratio baseline/errdocs: {ratios[-1]:.2f}x", flush=True)
+            if not keep:
+                shutil.rmtree(base / "baseline")
+        if rounds > 1:
+            print(f"N={n:<7} ratio over {rounds} rounds: median {statistics.median(ratios):.2f}x"
+                  f" ({min(ratios):.2f}x to {max(ratios):.2f}x)", flush=True)
     if incremental:
         changed = change_one_record(data, base / "changed.jsonl")
         again = report(errdocs_build(n, changed, base / "errdocs", jobs,
@@ -436,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="2000", help="comma-separated N values")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--baseline", action="store_true", help="also build the baseline")
+    parser.add_argument("--rounds", type=int, default=1, metavar="K",
+                        help="with --baseline: K cold builds and baselines, alternated, and "
+                        "the median of their ratios")
     parser.add_argument("--incremental", action="store_true",
                         help="also rebuild after one record changes")
     parser.add_argument("--verify", action="store_true",
@@ -455,7 +471,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in (int(x) for x in args.sizes.split(",")):
         colds.append(run(n, args.out, jobs=args.jobs, baseline=args.baseline,
                          incremental=args.incremental, workers=args.workers, verify=args.verify,
-                         keep=args.keep, percent=args.refresh, warm=args.warm)[0])
+                         keep=args.keep, percent=args.refresh, warm=args.warm,
+                         rounds=args.rounds)[0])
     growth = memory_growth(colds)
     if growth is not None:
         print(growth, flush=True)

@@ -107,6 +107,20 @@ def test_smoke_run_prints_every_figure(tmp_path: Path, capsys: pytest.CaptureFix
     assert (tmp_path / "results.jsonl").read_text().count("\n") == 5
 
 
+def test_rounds_alternate_cold_builds_and_baselines(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    results = run.run(20, tmp_path, jobs=2, baseline=True, incremental=False, workers=False,
+                      verify=False, keep=False, rounds=2)
+    out = capsys.readouterr().out
+    assert [r.what for r in results] == ["errdocs cold -j2", "baseline mkdocs build"] * 2
+    ratios = [float(x) for x in re.findall(r"ratio baseline/errdocs: (\d+\.\d\d)x", out)]
+    median = re.search(r"ratio over 2 rounds: median (\d+\.\d\d)x \((\d+\.\d\d)x to "
+                        r"(\d+\.\d\d)x\)", out)
+    assert len(ratios) == 2 and median is not None
+    assert float(median[2]) == min(ratios) and float(median[3]) == max(ratios)
+    assert abs(float(median[1]) - sum(ratios) / 2) <= 0.01
+
+
 def test_the_edits_walk_bench_times_both_trees(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import edits_walk
