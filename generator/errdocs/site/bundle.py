@@ -26,6 +26,7 @@ The bundle carries the site's exports too (``/id/<id>/``, ``/api/``, the feed).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -45,6 +46,7 @@ from errdocs.project import OFFLINE, Settings
 from errdocs.records.record import Record
 from errdocs.site.lock import project_lock
 from errdocs.site.owner import MARKER
+from errdocs.site.zipwriter import ZipTooLarge, ZipWriter
 
 LEFT_OUT = frozenset({MARKER, "sitemap.xml", "sitemap.xml.gz", "robots.txt", "opensearch.xml"})
 """Files of the built site of no use from disk (besides source maps, ``*.map``): errdocs' marker
@@ -66,8 +68,6 @@ NOT_OFFLINE = re.compile(rb'<link rel="(?:canonical|search|alternate)"[^<>]*>\n?
 Material's script fetches ``sitemap.xml``, which a page from disk may not; ``<`` in record text
 is escaped, so this only matches tags)."""
 SCHEME = re.compile(rb"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-COPY_CHUNK = 1 << 20
-"""Bytes read at a time from a file going into the zip."""
 
 
 class BundleError(ErrdocsError):
@@ -228,20 +228,33 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     partial = output.with_name(f".{output.name}.partial")
     pages = 0
     try:
-        with naming(output), zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+        with naming(output), open(partial, "wb") as file:
+            archive = ZipWriter(file, ZIP_DATE)
             for path in _files(site):
                 if _left_out(path):
                     continue
-                if path.endswith(".html"):
-                    _write(archive, f"{folder}/{path}", offline_page((site / path).read_bytes()))
-                    pages += not _not_a_page(path)
-                else:
-                    _add(archive, site / path, f"{folder}/{path}")
+                with _too_large(site / path):
+                    if path.endswith(".html"):
+                        archive.add_bytes(f"{folder}/{path}",
+                                          offline_page((site / path).read_bytes()))
+                        pages += not _not_a_page(path)
+                    else:
+                        archive.add_file(f"{folder}/{path}", site / path)
+            archive.close()
         partial.replace(output)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     return pages
+
+
+@contextlib.contextmanager
+def _too_large(path: Path) -> Iterator[None]:
+    """A file the zip cannot hold, said as the bundle's failure."""
+    try:
+        yield
+    except ZipTooLarge as exc:
+        raise BundleError(f"{path}: {exc}; a bundle holds files up to 2 GiB") from exc
 
 
 def offline_page(html: bytes) -> bytes:
@@ -288,27 +301,6 @@ class _TagState:
         if not self.in_tag:
             return match[0]
         return match[0][:match.start(1) - start] + offline_link(match[1]) + b'"'
-
-
-def _write(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
-    """One entry holding ``data`` (compressed with zlib's default level)."""
-    archive.writestr(_info(name), data)
-
-
-def _add(archive: zipfile.ZipFile, path: Path, name: str) -> None:
-    """Stream one file into ``archive``: read and compressed (zlib's default level) a chunk
-    at a time."""
-    info = _info(name)
-    info.file_size = path.stat().st_size
-    with open(path, "rb") as source, archive.open(info, "w") as target:
-        shutil.copyfileobj(source, target, COPY_CHUNK)
-
-
-def _info(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, ZIP_DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.external_attr = 0o644 << 16
-    return info
 
 
 def _left_out(path: str) -> bool:
