@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from errdocs.site import zipwriter
+from errdocs.site.bundle import BundleError, write_zip
 from errdocs.site.zipwriter import ZipTooLarge, ZipWriter
 
 DATE = (1980, 1, 1, 0, 0, 0)
@@ -118,3 +119,16 @@ def test_a_file_over_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(ZipTooLarge):
         writer.add_file("big", path)
     writer.close()
+
+
+def test_a_file_the_zip_cannot_hold_fails_the_bundle_and_leaves_no_zip(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    (site / "assets").mkdir(parents=True)
+    (site / "index.html").write_text("<p>home</p>", "utf-8")
+    (site / "assets" / "big.json").write_bytes(b"0" * 500)
+    monkeypatch.setattr(zipwriter, "ZIP64_LIMIT", 100)
+    output = tmp_path / "out" / "bundle.zip"
+    with pytest.raises(BundleError, match=r"big\.json: 500 bytes"):
+        write_zip(site, output, "bundle")
+    assert list(output.parent.iterdir()) == []
