@@ -29,15 +29,14 @@ MEMBERS = st.dictionaries(NAMES, st.tuples(st.binary(max_size=3000), st.booleans
 
 def _written(members: dict[str, tuple[bytes, bool]], folder: Path, **limits: int) -> bytes:
     target = io.BytesIO()
-    writer = ZipWriter(target, DATE, **limits)
-    for number, (name, (data, from_file)) in enumerate(members.items()):
-        if from_file:
-            path = folder / f"member-{number}"
-            path.write_bytes(data)
-            writer.add_file(name, path)
-        else:
-            writer.add_bytes(name, data)
-    writer.close()
+    with ZipWriter(target, DATE, folder, **limits) as writer:
+        for number, (name, (data, from_file)) in enumerate(members.items()):
+            if from_file:
+                path = folder / f"member-{number}"
+                path.write_bytes(data)
+                writer.add_file(name, path)
+            else:
+                writer.add_bytes(name, data)
     return target.getvalue()
 
 
@@ -81,18 +80,16 @@ def test_the_members_are_those_zipfile_writes(tmp_path: Path) -> None:
 def test_nothing_is_held_per_member(tmp_path: Path) -> None:
     """20,000 members: the writer's memory at its peak is that of one member, not of every
     one (``zipfile`` holds ~500 bytes a member: ~10 MB here)."""
-    target = open(tmp_path / "a.zip", "wb")  # noqa: SIM115 - closed below
-    writer = ZipWriter(target, DATE)
-    tracemalloc.start()
-    try:
-        for number in range(20_000):
-            writer.add_bytes(f"errdocs-bundle/errors/owner/repository/slug-{number}/index.html",
-                             b"<html>%d</html>" % number)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-        writer.close()
-        target.close()
+    with open(tmp_path / "a.zip", "wb") as target, ZipWriter(target, DATE, tmp_path) as writer:
+        tracemalloc.start()
+        try:
+            for number in range(20_000):
+                writer.add_bytes(
+                    f"errdocs-bundle/errors/owner/repository/slug-{number}/index.html",
+                    b"<html>%d</html>" % number)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
     assert peak < 1_000_000
     with zipfile.ZipFile(tmp_path / "a.zip") as archive:
         assert len(archive.infolist()) == 20_000
@@ -111,14 +108,13 @@ def test_unzip_tests_a_zip64_archive(tmp_path: Path) -> None:
 def test_a_file_over_the_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                                           ) -> None:
     monkeypatch.setattr(zipwriter, "ZIP64_LIMIT", 100)
-    writer = ZipWriter(io.BytesIO(), DATE)
-    with pytest.raises(ZipTooLarge, match="101 bytes"):
-        writer.add_bytes("big", b"x" * 101)
     path = tmp_path / "big"
     path.write_bytes(b"y" * 101)
-    with pytest.raises(ZipTooLarge):
-        writer.add_file("big", path)
-    writer.close()
+    with ZipWriter(io.BytesIO(), DATE) as writer:
+        with pytest.raises(ZipTooLarge, match="101 bytes"):
+            writer.add_bytes("big", b"x" * 101)
+        with pytest.raises(ZipTooLarge):
+            writer.add_file("big", path)
 
 
 def test_a_file_the_zip_cannot_hold_fails_the_bundle_and_leaves_no_zip(

@@ -228,8 +228,8 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
     partial = output.with_name(f".{output.name}.partial")
     pages = 0
     try:
-        with naming(output), open(partial, "wb") as file:
-            archive = ZipWriter(file, ZIP_DATE)
+        with naming(output), open(partial, "wb") as file, ZipWriter(
+                file, ZIP_DATE, output.parent) as archive:
             for path in _files(site):
                 if _left_out(path):
                     continue
@@ -240,7 +240,6 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
                         pages += not _not_a_page(path)
                     else:
                         archive.add_file(f"{folder}/{path}", site / path)
-            archive.close()
         partial.replace(output)
     except BaseException:
         partial.unlink(missing_ok=True)

@@ -16,6 +16,7 @@ import struct
 import tempfile
 import zlib
 from pathlib import Path
+from types import TracebackType
 from typing import BinaryIO
 
 ZIP64_LIMIT = (1 << 31) - 1
@@ -37,6 +38,8 @@ _DEFLATED = 8
 _UTF8_NAME = 0x800
 _VERSION, _VERSION64 = 20, 45
 _UNIX = 3
+_MODE = 0o644
+"""Every member's permissions (read by all, written by its owner)."""
 
 
 class ZipTooLarge(ValueError):
@@ -45,22 +48,36 @@ class ZipTooLarge(ValueError):
 
 
 class ZipWriter:
-    """Members written to ``target`` (a new file, at its start), then :meth:`close`.
+    """Members written to ``target`` (a new file, at its start) in a ``with`` block, whose
+    end without an exception writes the central directory (:meth:`finish`).
 
-    ``date_time`` is every member's date; ``zip64_limit`` (offsets) and ``count_limit``
-    (members) are there for tests: ZIP64 records without gigabytes."""
+    ``date_time`` is every member's date; ``spool_dir`` the folder of the spool (beside the
+    zip: its file system has room for it, ~1% of the zip); ``zip64_limit`` (offsets) and
+    ``count_limit`` (members) are there for tests: ZIP64 records without gigabytes."""
 
     def __init__(self, target: BinaryIO, date_time: tuple[int, int, int, int, int, int],
-                 *, zip64_limit: int = ZIP64_LIMIT, count_limit: int = COUNT_LIMIT) -> None:
+                 spool_dir: Path | None = None, *, zip64_limit: int = ZIP64_LIMIT,
+                 count_limit: int = COUNT_LIMIT) -> None:
         self._target = target
-        self._spool = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        self._spool = tempfile.TemporaryFile(dir=spool_dir)  # noqa: SIM115 - see __exit__
         year, month, day, hour, minute, second = date_time
         self._date = (year - 1980) << 9 | month << 5 | day
         self._time = hour << 11 | minute << 5 | second // 2
         self._zip64_limit, self._count_limit = zip64_limit, count_limit
         self._count = 0
 
-    def add_bytes(self, name: str, data: bytes, mode: int = 0o644) -> None:
+    def __enter__(self) -> ZipWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        try:
+            if kind is None:
+                self.finish()
+        finally:
+            self._spool.close()
+
+    def add_bytes(self, name: str, data: bytes) -> None:
         """One member holding ``data``."""
         packer = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
         packed = packer.compress(data) + packer.flush()
@@ -70,9 +87,9 @@ class ZipWriter:
         self._check(len(data), len(packed))
         self._target.write(self._local(encoded, flags, crc, len(packed), len(data)))
         self._target.write(packed)
-        self._central(encoded, flags, crc, len(packed), len(data), offset, mode)
+        self._central(encoded, flags, crc, len(packed), len(data), offset)
 
-    def add_file(self, name: str, path: Path, mode: int = 0o644) -> None:
+    def add_file(self, name: str, path: Path) -> None:
         """One member holding the file ``path``, read and compressed a chunk at a time (its
         header's CRC and sizes written once they are known)."""
         packer = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
@@ -90,17 +107,14 @@ class ZipWriter:
         self._target.seek(offset + _CRC_AT)
         self._target.write(struct.pack("<3L", crc, packed, size))
         self._target.seek(end)
-        self._central(encoded, flags, crc, packed, size, offset, mode)
+        self._central(encoded, flags, crc, packed, size, offset)
 
-    def close(self) -> None:
-        """Write the central directory and the end records; the spool goes."""
-        try:
-            start = self._target.tell()
-            self._spool.seek(0)
-            shutil.copyfileobj(self._spool, self._target, COPY_CHUNK)
-            self._end(start, self._target.tell() - start)
-        finally:
-            self._spool.close()
+    def finish(self) -> None:
+        """Write the central directory (the spool's copy) and the end records."""
+        start = self._target.tell()
+        self._spool.seek(0)
+        shutil.copyfileobj(self._spool, self._target, COPY_CHUNK)
+        self._end(start, self._target.tell() - start)
 
     def _write(self, data: bytes) -> int:
         self._target.write(data)
@@ -115,14 +129,14 @@ class ZipWriter:
                            self._date, crc, packed, size, len(name), 0) + name
 
     def _central(self, name: bytes, flags: int, crc: int, packed: int, size: int,
-                 offset: int, mode: int) -> None:
+                 offset: int) -> None:
         extra, version = b"", _VERSION
         if offset > self._zip64_limit:  # the offset in a ZIP64 extra field
             extra, version, offset = struct.pack("<2HQ", 1, 8, offset), _VERSION64, 0xFFFFFFFF
         self._spool.write(_CENTRAL.pack(
             b"PK\x01\x02", version, _UNIX, version, 0, flags, _DEFLATED, self._time,
             self._date, crc, packed, size, len(name), len(extra), 0, 0, 0,
-            (mode & 0xFFFF) << 16, offset) + name + extra)
+            _MODE << 16, offset) + name + extra)
         self._count += 1
 
     def _end(self, start: int, size: int) -> None:
