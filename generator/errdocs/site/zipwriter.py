@@ -52,7 +52,7 @@ class ZipWriter:
     end without an exception writes the central directory (:meth:`finish`).
 
     ``date_time`` is every member's date; ``spool_dir`` the folder of the spool (beside the
-    zip: its file system has room for it, ~1% of the zip); ``zip64_limit`` (offsets) and
+    zip: its file system has room for it, ~4% of the zip); ``zip64_limit`` (offsets) and
     ``count_limit`` (members) are there for tests: ZIP64 records without gigabytes."""
 
     def __init__(self, target: BinaryIO, date_time: tuple[int, int, int, int, int, int],
