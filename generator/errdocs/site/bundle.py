@@ -26,7 +26,6 @@ The bundle carries the site's exports too (``/id/<id>/``, ``/api/``, the feed).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -233,27 +232,19 @@ def write_zip(site: Path, output: Path, folder: str) -> int:
             for path in _files(site):
                 if _left_out(path):
                     continue
-                with _too_large(site / path):
-                    if path.endswith(".html"):
-                        archive.add_bytes(f"{folder}/{path}",
-                                          offline_page((site / path).read_bytes()))
-                        pages += not _not_a_page(path)
-                    else:
-                        archive.add_file(f"{folder}/{path}", site / path)
+                if path.endswith(".html"):
+                    archive.add_bytes(f"{folder}/{path}",
+                                      offline_page((site / path).read_bytes()))
+                    pages += not _not_a_page(path)
+                else:
+                    archive.add_file(f"{folder}/{path}", site / path)
         partial.replace(output)
-    except BaseException:
+    except BaseException as exc:
         partial.unlink(missing_ok=True)
+        if isinstance(exc, ZipTooLarge):  # said as the bundle's one line
+            raise BundleError(f"{exc}: a bundle holds files up to 2 GiB") from exc
         raise
     return pages
-
-
-@contextlib.contextmanager
-def _too_large(path: Path) -> Iterator[None]:
-    """A file the zip cannot hold, said as the bundle's failure."""
-    try:
-        yield
-    except ZipTooLarge as exc:
-        raise BundleError(f"{path}: {exc}; a bundle holds files up to 2 GiB") from exc
 
 
 def offline_page(html: bytes) -> bytes:

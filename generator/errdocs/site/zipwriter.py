@@ -84,7 +84,7 @@ class ZipWriter:
         encoded, flags = _name(name)
         offset = self._target.tell()
         crc = zlib.crc32(data)
-        self._check(len(data), len(packed))
+        self._check(name, len(data), len(packed))
         self._target.write(self._local(encoded, flags, crc, len(packed), len(data)))
         self._target.write(packed)
         self._central(encoded, flags, crc, len(packed), len(data), offset)
@@ -102,7 +102,7 @@ class ZipWriter:
                 crc, size = zlib.crc32(chunk, crc), size + len(chunk)
                 packed += self._write(packer.compress(chunk))
         packed += self._write(packer.flush())
-        self._check(size, packed)
+        self._check(name, size, packed)
         end = self._target.tell()
         self._target.seek(offset + _CRC_AT)
         self._target.write(struct.pack("<3L", crc, packed, size))
@@ -120,9 +120,10 @@ class ZipWriter:
         self._target.write(data)
         return len(data)
 
-    def _check(self, size: int, packed: int) -> None:
+    def _check(self, name: str, size: int, packed: int) -> None:
         if max(size, packed) > ZIP64_LIMIT:
-            raise ZipTooLarge(f"{size:,} bytes: over the {ZIP64_LIMIT:,} a file may hold")
+            raise ZipTooLarge(f"{name}: {size:,} bytes, over the {ZIP64_LIMIT:,} a member "
+                              "may hold")
 
     def _local(self, name: bytes, flags: int, crc: int, packed: int, size: int) -> bytes:
         return _LOCAL.pack(b"PK\x03\x04", _VERSION, 0, flags, _DEFLATED, self._time,
